@@ -1,0 +1,28 @@
+# Two commands: `make serve` (install, init on the embedded default, run the
+# server) and `make test` (install, lint, type-check, run the whole suite).
+VENV ?= .venv
+PY ?= python3
+BIN = $(VENV)/bin
+
+.PHONY: install serve test lint
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+serve: install
+	test -f pbm.toml || $(BIN)/pbm init
+	$(BIN)/pbm serve
+
+lint: install
+	$(BIN)/ruff check pbm tests scripts
+	$(BIN)/ruff format --check pbm tests scripts
+	$(BIN)/mypy
+
+test: install lint
+	bash scripts/ensure-postgres
+	$(BIN)/pytest

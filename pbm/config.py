@@ -1,0 +1,212 @@
+"""The configuration: TOML with defaults, overridden by ``PBM_*`` variables.
+
+Every key is documented in ``config/pbm.toml``. A key ``section.name`` is
+overridden by the environment variable ``PBM_SECTION_NAME`` (``PBM_MAIL_ADDRESS``,
+``PBM_DATABASE_URL``). Relative paths are taken from the config file's folder.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+DEFAULT_CONFIG_PATH = "pbm.toml"
+
+
+class ConfigError(ValueError):
+    """A config file or variable that cannot be used; says which key and why."""
+
+
+@dataclass(frozen=True)
+class DatabaseConfig:
+    url: str = ""  # empty: SQLite file pbm.sqlite3 in server.data_dir
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    data_dir: str = "data"
+    log_level: str = "INFO"
+    tick_seconds: int = 60
+
+
+@dataclass(frozen=True)
+class SmtpConfig:
+    listen: str = "127.0.0.1:2525"
+    hostname: str = ""
+    max_message_bytes: int = 1_048_576
+    tls_cert: str = ""
+    tls_key: str = ""
+
+
+@dataclass(frozen=True)
+class MailConfig:
+    address: str = "pbm@localhost"
+    from_name: str = "PBM Server"
+    secret: str = ""
+
+
+@dataclass(frozen=True)
+class OutboundConfig:
+    transport: str = "maildir"
+    maildir: str = ""  # empty: outbox/ in server.data_dir
+    smtp_host: str = "127.0.0.1"
+    smtp_port: int = 25
+    starttls: bool = False
+    username: str = ""
+    password: str = ""
+    max_attempts: int = 20
+    retry_base_seconds: float = 30.0
+
+
+@dataclass(frozen=True)
+class LimitsConfig:
+    error_replies_per_hour: int = 10
+
+
+@dataclass(frozen=True)
+class ClockConfig:
+    nag_days: int = 7
+    forfeit_days: int = 21
+    vacation_days_per_year: int = 30
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole configuration; ``path`` is the file it came from, if any."""
+
+    database: DatabaseConfig = field(default_factory=DatabaseConfig)
+    server: ServerConfig = field(default_factory=ServerConfig)
+    smtp: SmtpConfig = field(default_factory=SmtpConfig)
+    mail: MailConfig = field(default_factory=MailConfig)
+    outbound: OutboundConfig = field(default_factory=OutboundConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
+    clock: ClockConfig = field(default_factory=ClockConfig)
+    path: Path | None = None
+
+    @property
+    def base_dir(self) -> Path:
+        """The folder relative paths are taken from."""
+        return self.path.parent if self.path is not None else Path.cwd()
+
+    @property
+    def data_path(self) -> Path:
+        return (self.base_dir / self.server.data_dir).resolve()
+
+    @property
+    def database_url(self) -> str:
+        """The SQLAlchemy URL; the embedded SQLite file unless one is set."""
+        if self.database.url:
+            return self.database.url
+        return f"sqlite:///{self.data_path / 'pbm.sqlite3'}"
+
+    @property
+    def maildir_path(self) -> Path:
+        if self.outbound.maildir:
+            return (self.base_dir / self.outbound.maildir).resolve()
+        return self.data_path / "outbox"
+
+    @property
+    def listen_host_port(self) -> tuple[str, int]:
+        host, _, port = self.smtp.listen.rpartition(":")
+        if not host or not port.isdigit():
+            raise ConfigError(f"smtp.listen must be HOST:PORT, not {self.smtp.listen!r}")
+        return host.strip("[]"), int(port)
+
+
+_SECTIONS = ("database", "server", "smtp", "mail", "outbound", "limits", "clock")
+
+
+def _coerce(key: str, value: Any, default: Any) -> Any:
+    """Turn a TOML or environment value into the type of the default."""
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("1", "true", "yes", "on"):
+            return True
+        if isinstance(value, str) and value.lower() in ("0", "false", "no", "off", ""):
+            return False
+        raise ConfigError(f"{key} must be true or false, not {value!r}")
+    if isinstance(default, int):
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{key} must be a whole number, not {value!r}") from None
+    if isinstance(default, float):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{key} must be a number, not {value!r}") from None
+    if not isinstance(value, str):
+        raise ConfigError(f"{key} must be a string, not {value!r}")
+    return value
+
+
+def from_mapping(
+    data: dict[str, Any], env: dict[str, str] | None = None, path: Path | None = None
+) -> Config:
+    """Build a Config from parsed TOML and environment overrides."""
+    env = dict(os.environ) if env is None else env
+    unknown = set(data) - set(_SECTIONS)
+    if unknown:
+        raise ConfigError(f"unknown config section(s): {', '.join(sorted(unknown))}")
+    sections: dict[str, Any] = {}
+    base = Config()
+    for name in _SECTIONS:
+        section = getattr(base, name)
+        given = data.get(name, {})
+        if not isinstance(given, dict):
+            raise ConfigError(f"[{name}] must be a table")
+        known = {f.name for f in fields(section)}
+        bad = set(given) - known
+        if bad:
+            raise ConfigError(
+                f"unknown key(s) in [{name}]: {', '.join(sorted(bad))}; "
+                f"known: {', '.join(sorted(known))}"
+            )
+        values: dict[str, Any] = {}
+        for f in fields(section):
+            default = getattr(section, f.name)
+            key = f"{name}.{f.name}"
+            if f.name in given:
+                values[f.name] = _coerce(key, given[f.name], default)
+            env_name = f"PBM_{name.upper()}_{f.name.upper()}"
+            if env_name in env:
+                values[f.name] = _coerce(env_name, env[env_name], default)
+        sections[name] = replace(section, **values)
+    return Config(**sections, path=path)
+
+
+def config_path(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The config file to use: the explicit one, else $PBM_CONFIG, else ./pbm.toml."""
+    if explicit:
+        return Path(explicit)
+    return Path(os.environ.get("PBM_CONFIG") or DEFAULT_CONFIG_PATH)
+
+
+def load(path: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None) -> Config:
+    """Read the config file (if it exists) and apply the environment."""
+    p = config_path(path).resolve()
+    data: dict[str, Any] = {}
+    if p.exists():
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{p}: {exc}") from None
+    return from_mapping(data, env=env, path=p)
+
+
+def new_secret() -> str:
+    """A fresh random ``mail.secret`` for reply-token addresses."""
+    return secrets.token_urlsafe(32)
+
+
+def default_file_text(secret: str, address: str = "pbm@localhost") -> str:
+    """The config file ``pbm init`` writes: every key, commented, with a fresh secret."""
+    template = (Path(__file__).parent / "default_config.toml").read_text(encoding="utf-8")
+    return template.replace('secret = ""', f'secret = "{secret}"', 1).replace(
+        'address = "pbm@localhost"', f'address = "{address}"', 1
+    )
