@@ -1,0 +1,354 @@
+"""Outbound mail: messages, transports over a real SMTP sink and a real Maildir, the outbox."""
+
+from __future__ import annotations
+
+import asyncio
+import email
+import email.policy
+import socket
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+from pbm.config import Config, from_mapping
+from pbm.mail.outbound import (
+    MAX_LINE,
+    MaildirTransport,
+    PermanentFailure,
+    SmtpTransport,
+    TemporaryFailure,
+    build_message,
+    transport_from_config,
+    wrap_body,
+)
+
+T = TypeVar("T")
+T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=UTC)
+
+
+def run(coro: Awaitable[T]) -> T:
+    async def main() -> T:
+        return await coro
+
+    return asyncio.run(main())
+
+
+def make_config(**outbound: Any) -> Config:
+    return from_mapping(
+        {
+            "mail": {"address": "pbm@example.org", "from_name": "PBM Server", "secret": "s"},
+            "outbound": outbound,
+        },
+        env={},
+    )
+
+
+@dataclass
+class Row:
+    """Stands in for an outbox row where only the message fields matter."""
+
+    to_addr: str = "bob@example.net"
+    subject: str = "Accasta Board 12 - bob to move"
+    body: str = "Hello bob.\n"
+    reply_to: str | None = None
+    in_reply_to: str | None = None
+    message_id: str = "<1.abc@example.org>"
+    created_at: datetime = T0
+
+
+def parse(msg: EmailMessage) -> EmailMessage:
+    parsed = email.message_from_bytes(msg.as_bytes(), policy=email.policy.default)
+    assert isinstance(parsed, EmailMessage)
+    return parsed
+
+
+def text_of(msg: EmailMessage) -> str:
+    """The decoded body text with LF line ends."""
+    content = msg.get_content()
+    assert isinstance(content, str)
+    return content.replace("\r\n", "\n")
+
+
+# --- build_message ---------------------------------------------------------
+
+
+def test_headers() -> None:
+    msg = build_message(Row(), make_config())
+    assert msg["From"] == '"PBM Server" <pbm@example.org>' or msg["From"] == (
+        "PBM Server <pbm@example.org>"
+    )
+    assert msg["From"].addresses[0].addr_spec == "pbm@example.org"
+    assert msg["From"].addresses[0].display_name == "PBM Server"
+    assert msg["To"] == "bob@example.net"
+    assert msg["Subject"] == "Accasta Board 12 - bob to move"
+    assert msg["Message-ID"] == "<1.abc@example.org>"
+    assert msg["Auto-Submitted"] == "auto-replied"
+    assert msg["X-Auto-Response-Suppress"] == "All"
+    assert msg["MIME-Version"] == "1.0"
+    assert email.utils.parsedate_to_datetime(msg["Date"]) == T0
+    assert msg["Reply-To"] is None
+    assert msg["In-Reply-To"] is None and msg["References"] is None
+    # Each header once.
+    assert sorted(msg.keys()) == sorted(set(msg.keys()))
+
+
+def test_threading_and_reply_to() -> None:
+    row = Row(reply_to="pbm+12.bob.0123456789@example.org", in_reply_to="<cmd-7@example.net>")
+    msg = parse(build_message(row, make_config()))
+    assert msg["Reply-To"] == "pbm+12.bob.0123456789@example.org"
+    assert msg["In-Reply-To"] == "<cmd-7@example.net>"
+    assert msg["References"] == "<cmd-7@example.net>"
+
+
+def test_naive_created_at_is_utc() -> None:
+    msg = build_message(Row(created_at=T0.replace(tzinfo=None)), make_config())
+    assert email.utils.parsedate_to_datetime(msg["Date"]) == T0
+
+
+def test_ascii_body_is_7bit_us_ascii() -> None:
+    body = "Board 12\n\n  a b c\n5 . w . .\n"
+    msg = build_message(Row(body=body), make_config())
+    assert msg.get_content_type() == "text/plain"
+    assert msg.get_content_charset() == "us-ascii"
+    assert msg["Content-Transfer-Encoding"] == "7bit"
+    raw = msg.as_bytes()
+    assert raw.isascii()
+    assert b"5 . w . .\r\n" in raw
+    assert text_of(parse(msg)) == body
+
+
+def test_non_ascii_body_is_utf8_quoted_printable() -> None:
+    body = "Grüße from Jürgen: \N{WHITE CHESS KING}\n"
+    msg = build_message(Row(body=body, subject="Zug von Jürgen"), make_config())
+    assert msg.get_content_charset() == "utf-8"
+    assert msg["Content-Transfer-Encoding"] == "quoted-printable"
+    raw = msg.as_bytes()
+    assert raw.isascii()  # RFC 2047 subject, RFC 2045 quoted-printable body
+    parsed = parse(msg)
+    assert text_of(parsed) == body
+    assert parsed["Subject"] == "Zug von Jürgen"
+
+
+def test_long_lines_are_wrapped() -> None:
+    words = " ".join(f"word{i}" for i in range(60))
+    body = f"{words}\n{'x' * 200}\nshort\n"
+    msg = build_message(Row(body=body), make_config())
+    raw = msg.as_bytes()
+    _, _, payload = raw.partition(b"\r\n\r\n")
+    for line in raw.split(b"\r\n"):
+        assert len(line) <= MAX_LINE, line
+    text = text_of(parse(msg))
+    assert text.replace("\n", " ").split() == (
+        f"{words} {'x' * 78} {'x' * 78} {'x' * 44} short".split()
+    )
+    assert payload.endswith(b"short\r\n")
+
+
+def test_long_non_ascii_lines_stay_short_when_encoded() -> None:
+    body = "ä" * 200 + "\n"
+    raw = build_message(Row(body=body), make_config()).as_bytes()
+    assert all(len(line) <= MAX_LINE for line in raw.split(b"\r\n"))
+    assert text_of(parse(build_message(Row(body=body), make_config()))) == (
+        "ä" * 78 + "\n" + "ä" * 78 + "\n" + "ä" * 44 + "\n"
+    )
+
+
+def test_wrap_body_normalises_line_ends_and_keeps_short_lines() -> None:
+    assert wrap_body("a\r\nb\rc") == "a\nb\nc\n"
+    assert wrap_body("") == "\n"
+    diagram = "   +---+---+\n 1 | w |   |\n"
+    assert wrap_body(diagram) == diagram
+    assert wrap_body("aaa bbb ccc", width=7) == "aaa bbb\nccc\n"
+
+
+def test_same_row_same_bytes() -> None:
+    row = Row(in_reply_to="<x@y>")
+    assert build_message(row, make_config()).as_bytes() == (
+        build_message(row, make_config()).as_bytes()
+    )
+
+
+# --- an SMTP sink on loopback ----------------------------------------------
+
+
+@dataclass
+class SinkHandler:
+    """An aiosmtpd handler that keeps what it accepts and answers DATA from a script."""
+
+    script: list[str] = field(default_factory=list)  # replies to DATA, then "250 OK"
+    rcpt_script: list[str] = field(default_factory=list)  # replies to RCPT, then accept
+    received: list[tuple[str, list[str], bytes]] = field(default_factory=list)
+
+    async def handle_RCPT(
+        self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
+    ) -> str:
+        if self.rcpt_script:
+            return self.rcpt_script.pop(0)
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        if self.script:
+            return self.script.pop(0)
+        content = envelope.content
+        assert isinstance(content, bytes)
+        self.received.append((str(envelope.mail_from), list(envelope.rcpt_tos), content))
+        return "250 OK"
+
+    def messages(self) -> list[EmailMessage]:
+        out = []
+        for _, _, data in self.received:
+            msg = email.message_from_bytes(data, policy=email.policy.default)
+            assert isinstance(msg, EmailMessage)
+            out.append(msg)
+        return out
+
+
+def free_port() -> int:
+    """A loopback port that nothing listens on (just now)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@asynccontextmanager
+async def smtp_sink(handler: SinkHandler, port: int = 0) -> AsyncIterator[int]:
+    """A real aiosmtpd server on 127.0.0.1 for the block; yields its port."""
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(
+        lambda: SMTP(handler, hostname="sink.test"), "127.0.0.1", port, reuse_address=True
+    )
+    try:
+        yield server.sockets[0].getsockname()[1]
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+def test_smtp_transport_delivers() -> None:
+    handler = SinkHandler()
+
+    async def go() -> None:
+        async with smtp_sink(handler) as port:
+            transport = SmtpTransport("127.0.0.1", port, sender="pbm@example.org")
+            msg = build_message(Row(body="Grüße\n" + "y" * 100), make_config())
+            await transport.send(msg, ["bob@example.net"])
+
+    run(go())
+    assert len(handler.received) == 1
+    mail_from, rcpts, _ = handler.received[0]
+    assert mail_from == "pbm@example.org"
+    assert rcpts == ["bob@example.net"]
+    got = handler.messages()[0]
+    assert got["Message-ID"] == "<1.abc@example.org>"
+    assert text_of(got) == "Grüße\n" + "y" * 78 + "\n" + "y" * 22 + "\n"
+
+
+@pytest.mark.parametrize(
+    ("reply", "failure"),
+    [
+        ("451 4.3.0 try again later", TemporaryFailure),
+        ("452 4.3.1 insufficient storage", TemporaryFailure),
+        ("550 5.1.1 no such user", PermanentFailure),
+        ("554 5.6.0 message refused", PermanentFailure),
+    ],
+)
+def test_smtp_transport_classifies_data_replies(reply: str, failure: type[Exception]) -> None:
+    handler = SinkHandler(script=[reply])
+
+    async def go() -> None:
+        async with smtp_sink(handler) as port:
+            await SmtpTransport("127.0.0.1", port).send(
+                build_message(Row(), make_config()), ["bob@example.net"]
+            )
+
+    with pytest.raises(failure) as info:
+        run(go())
+    assert reply.split()[0] in str(info.value)
+    assert not getattr(info.value, "relay_down", False)
+
+
+@pytest.mark.parametrize(
+    ("reply", "failure"),
+    [("450 4.2.1 mailbox busy", TemporaryFailure), ("550 5.1.1 unknown", PermanentFailure)],
+)
+def test_smtp_transport_classifies_rcpt_replies(reply: str, failure: type[Exception]) -> None:
+    handler = SinkHandler(rcpt_script=[reply])
+
+    async def go() -> None:
+        async with smtp_sink(handler) as port:
+            await SmtpTransport("127.0.0.1", port).send(
+                build_message(Row(), make_config()), ["bob@example.net"]
+            )
+
+    with pytest.raises(failure):
+        run(go())
+    assert handler.received == []
+
+
+def test_smtp_transport_relay_down_is_temporary() -> None:
+    port = free_port()
+
+    async def go() -> None:
+        await SmtpTransport("127.0.0.1", port, timeout=5).send(
+            build_message(Row(), make_config()), ["bob@example.net"]
+        )
+
+    with pytest.raises(TemporaryFailure) as info:
+        run(go())
+    assert info.value.relay_down
+
+
+# --- Maildir ---------------------------------------------------------------
+
+
+def test_maildir_transport_one_file_per_mail(tmp_path: Path) -> None:
+    box = tmp_path / "outbox"
+    transport = MaildirTransport(box)
+
+    async def go() -> None:
+        for n in range(3):
+            row = Row(message_id=f"<{n}@example.org>", body=f"mail {n}\nGrüße\n")
+            await transport.send(build_message(row, make_config()), [row.to_addr])
+
+    run(go())
+    assert sorted(p.name for p in box.iterdir()) == ["cur", "new", "tmp"]
+    assert list((box / "tmp").iterdir()) == []
+    files = sorted((box / "new").iterdir())
+    assert len(files) == 3
+    ids = set()
+    for path in files:
+        data = path.read_bytes()
+        assert b"\r\n" not in data  # local line ends on disk
+        msg = email.message_from_bytes(data, policy=email.policy.default)
+        assert isinstance(msg, EmailMessage)
+        ids.add(msg["Message-ID"])
+        assert text_of(msg).startswith("mail ")
+        assert text_of(msg).endswith("Grüße\n")
+    assert ids == {"<0@example.org>", "<1@example.org>", "<2@example.org>"}
+
+
+def test_transport_from_config(tmp_path: Path) -> None:
+    maildir = transport_from_config(make_config(maildir=str(tmp_path / "box")))
+    assert isinstance(maildir, MaildirTransport)
+    assert maildir.path == tmp_path / "box"
+    smtp = transport_from_config(
+        make_config(transport="smtp", smtp_host="relay.example", smtp_port=587, starttls=True)
+    )
+    assert isinstance(smtp, SmtpTransport)
+    assert (smtp.host, smtp.port, smtp.starttls, smtp.sender) == (
+        "relay.example",
+        587,
+        True,
+        "pbm@example.org",
+    )
+    with pytest.raises(ValueError, match=r"outbound\.transport"):
+        transport_from_config(make_config(transport="carrier-pigeon"))
