@@ -98,7 +98,9 @@ class Game(Protocol):
         """
         ...
 
-    def new(self, variant: str | None = None, options: Mapping[str, str] | None = None) -> GameState:
+    def new(
+        self, variant: str | None = None, options: Mapping[str, str] | None = None
+    ) -> GameState:
         """The starting position."""
         ...
 

@@ -1,0 +1,227 @@
+"""Game records: read them as published (numbered moves, comments, a result) and replay them.
+
+A record may start with PGN-like tag lines (``[Variant "pari"]``,
+``[Option "castle_win=next_turn"]``, ``[Result "1-0"]``); then numbered moves
+(``1. a1:C+b2,HS-c1 g2:C+f2,H+f3``, ``12. ... g1:Cxd1``), comments in
+parentheses or braces, and at the end a result: ``1-0``, ``0-1``, or words
+such as "Black resigns", "Weiß gibt auf", "Il bianco concede". Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pbm import games
+from pbm.games import GameState, IllegalMove, Outcome
+
+_TAG = re.compile(r'^\s*\[\s*(\w+)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*$')
+_NUMBER = re.compile(r"^(\d+)\.(\.\.)?$")
+_NUMBER_PREFIX = re.compile(r"^(\d+)\.(\.\.)?(?=\S)")
+_MOVE = re.compile(r"^[a-gA-G][1-7]")
+_RESULT_TOKEN = {"1-0": 0, "0-1": 1}
+_WHITE_WORDS = ("white", "weiß", "weiss", "bianco")
+_BLACK_WORDS = ("black", "schwarz", "nero")
+_GIVE_UP_WORDS = ("resign", "gibt auf", "concede", "abandon", "aufgegeben")
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or replayed; says where and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordMove:
+    """One turn of a record: its number, the side (0 White, 1 Black), the text, a comment."""
+
+    number: int
+    side: int
+    text: str
+    comment: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    tags: dict[str, str]
+    moves: tuple[RecordMove, ...]
+    result: str | None  # "1-0", "0-1" or None
+    result_words: str = ""
+
+    @property
+    def variant(self) -> str | None:
+        return self.tags.get("Variant")
+
+    def options(self) -> dict[str, str]:
+        """Game options from ``[Option "k=v"]`` tags and ``[castle_win "..."]``-style tags."""
+        opts: dict[str, str] = {}
+        for key, value in self.tags.items():
+            if key.lower() in ("castle_win", "d4_opening"):
+                opts[key.lower()] = value
+            elif key.lower() == "options" or key.lower() == "option":
+                for part in re.split(r"[\s,;]+", value):
+                    if "=" in part:
+                        k, _, v = part.partition("=")
+                        opts[k] = v
+        return opts
+
+
+def _strip_comments(text: str) -> list[tuple[str, str]]:
+    """Split text into (kind, content) pieces: ('text', ...) or ('comment', ...)."""
+    out: list[tuple[str, str]] = []
+    depth = 0
+    buf: list[str] = []
+    closing = {"(": ")", "{": "}"}
+    stack: list[str] = []
+    for ch in text:
+        if ch in closing:
+            if depth == 0:
+                out.append(("text", "".join(buf)))
+                buf = []
+            else:
+                buf.append(ch)
+            depth += 1
+            stack.append(closing[ch])
+        elif depth and ch == stack[-1]:
+            depth -= 1
+            stack.pop()
+            if depth == 0:
+                out.append(("comment", "".join(buf)))
+                buf = []
+            else:
+                buf.append(ch)
+        else:
+            buf.append(ch)
+    out.append(("comment" if depth else "text", "".join(buf)))
+    return out
+
+
+def _result_from_words(words: str) -> str | None:
+    low = words.lower()
+    if not any(w in low for w in _GIVE_UP_WORDS):
+        if "wins" in low or "gewinnt" in low or "vince" in low:
+            if any(w in low for w in _WHITE_WORDS):
+                return "1-0"
+            if any(w in low for w in _BLACK_WORDS):
+                return "0-1"
+        return None
+    if any(w in low for w in _WHITE_WORDS):
+        return "0-1"
+    if any(w in low for w in _BLACK_WORDS):
+        return "1-0"
+    return None
+
+
+def parse_record(text: str) -> Record:
+    """Read a record; raises ``RecordError`` when the move numbers do not add up."""
+    tags: dict[str, str] = {}
+    body_lines = []
+    for ln in text.splitlines():
+        m = _TAG.match(ln)
+        if m:
+            tags[m.group(1)] = m.group(2).replace('\\"', '"')
+        else:
+            body_lines.append(ln)
+    body = "\n".join(body_lines).replace("*", " ")
+    moves: list[RecordMove] = []
+    result: str | None = tags.get("Result") if tags.get("Result") in _RESULT_TOKEN else None
+    trailing: list[str] = []
+    ply = 0
+    for kind, content in _strip_comments(body):
+        if kind == "comment":
+            if moves:
+                last = moves[-1]
+                comment = f"{last.comment} {content.strip()}".strip()
+                moves[-1] = RecordMove(last.number, last.side, last.text, comment)
+            continue
+        for raw_token in content.split():
+            token = raw_token
+            m = _NUMBER_PREFIX.match(token)
+            if m:  # "1.a1:C-d1" written without a space
+                token = token[m.end() :]
+                raw_number = m.group(0)
+            else:
+                raw_number = token
+            nm = _NUMBER.match(raw_number)
+            if nm:
+                number, dots = int(nm.group(1)), bool(nm.group(2))
+                expected = ply // 2 + 1
+                if number != expected or (dots and ply % 2 == 0 and moves):
+                    if not (dots and ply % 2 == 1 and number == expected):
+                        raise RecordError(
+                            f"move number {number}{'...' if dots else '.'} found where "
+                            f"move {expected} {'White' if ply % 2 == 0 else 'Black'} was due"
+                        )
+                if token is raw_number or token == raw_number:
+                    continue
+            if token in ("...", "…"):
+                continue
+            if token in _RESULT_TOKEN:
+                result = token
+                continue
+            if token in ("½-½", "1/2-1/2", "*"):
+                continue
+            if _MOVE.match(token) and not trailing:
+                moves.append(RecordMove(ply // 2 + 1, ply % 2, token.rstrip(";,")))
+                ply += 1
+            else:
+                trailing.append(token)
+    words = " ".join(trailing)
+    if result is None:
+        result = _result_from_words(words)
+    return Record(tags, tuple(moves), result, words)
+
+
+@dataclass
+class Replay:
+    """The outcome of replaying a record."""
+
+    state: GameState
+    canonical: list[str] = field(default_factory=list)
+    result: str | None = None  # "1-0" / "0-1" / None while the game goes on
+    termination: str | None = None
+
+
+def replay(
+    record: Record,
+    game: str = "accasta",
+    variant: str | None = None,
+    options: dict[str, str] | None = None,
+) -> Replay:
+    """Play every move of ``record``; ``RecordError`` names the first illegal one.
+
+    Variant and options come from the record's tags unless given here. The
+    result is the rules' verdict when the game ended on the board, else the
+    record's own result (a resignation, a forfeit).
+    """
+    g = games.get(record.tags.get("Game", game))
+    opts = record.options()
+    opts.update(options or {})
+    state = g.new(variant or record.variant, opts)
+    out = Replay(state)
+    for mv in record.moves:
+        side = g.seat_names[mv.side]
+        if state.outcome is not None:
+            raise RecordError(f"move {mv.number} {side} ({mv.text}): the game was already over")
+        try:
+            state, canonical = state.play(mv.text)
+        except IllegalMove as exc:
+            raise RecordError(f"move {mv.number} {side} ({mv.text}): {exc}") from None
+        out.canonical.append(canonical)
+    out.state = state
+    outcome: Outcome | None = state.outcome
+    if outcome is not None:
+        out.result = "1-0" if outcome.winner == 0 else "0-1"
+        out.termination = outcome.termination
+        if record.result is not None and record.result != out.result:
+            raise RecordError(
+                f"the record says {record.result}, but the moves end with "
+                f"{out.result} ({outcome.termination})"
+            )
+    else:
+        out.result = record.result
+        term = record.tags.get("Termination")
+        if term in ("castle", "no moves"):
+            raise RecordError(
+                f"the record says the game ended by {term}, but after its moves the game goes on"
+            )
+        out.termination = term or ("resign" if record.result else None)
+    return out
