@@ -49,7 +49,9 @@ def token_address(server_address: str, secret: str, board: int, userid: str) -> 
     return f"{local}+{board}.{userid.lower()}.{token}@{domain}"
 
 
-_TOKEN_LOCAL = re.compile(r"^(?P<base>[^+]+)\+(?P<board>\d+)\.(?P<userid>[^.]+)\.(?P<token>[0-9a-z]+)$")
+_TOKEN_LOCAL = re.compile(
+    r"^(?P<base>[^+]+)\+(?P<board>\d+)\.(?P<userid>[^.]+)\.(?P<token>[0-9a-z]+)$"
+)
 
 
 @dataclass(frozen=True, slots=True)
