@@ -6,10 +6,10 @@ import asyncio
 import email
 import email.policy
 import socket
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,17 +17,25 @@ from typing import Any, TypeVar
 import pytest
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
+from pbm import store
 from pbm.config import Config, from_mapping
 from pbm.mail.outbound import (
     MAX_LINE,
     MaildirTransport,
+    OutboxSender,
     PermanentFailure,
     SmtpTransport,
     TemporaryFailure,
+    Transport,
     build_message,
+    list_outbox,
+    retry,
+    retry_delay,
     transport_from_config,
     wrap_body,
 )
+from pbm.replies import Reply
+from pbm.store import Database, OutboxMessage
 
 T = TypeVar("T")
 T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=UTC)
@@ -352,3 +360,305 @@ def test_transport_from_config(tmp_path: Path) -> None:
     )
     with pytest.raises(ValueError, match=r"outbound\.transport"):
         transport_from_config(make_config(transport="carrier-pigeon"))
+
+
+# --- the outbox sender over a real database and a real SMTP sink -------------
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, now: datetime = T0) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[Database]:
+    database = store.init_db(f"sqlite:///{tmp_path / 'pbm.sqlite3'}")
+    try:
+        yield database
+    finally:
+        database.close()
+
+
+def enqueue(db: Database, config: Config, *replies: Reply, now: datetime = T0) -> list[int]:
+    with db.transaction() as session:
+        rows = store.enqueue_replies(session, replies, config, now)
+        return [row.id for row in rows if row.id is not None]
+
+
+def reply(n: int = 0, **kw: Any) -> Reply:
+    fields: dict[str, Any] = {
+        "to": f"player{n}@example.net",
+        "subject": f"Accasta Board {n} - your move",
+        "body": f"Board {n}\n",
+    }
+    fields.update(kw)
+    return Reply(**fields)
+
+
+def row_of(db: Database, row_id: int) -> OutboxMessage:
+    with db.transaction() as session:
+        row = session.get(OutboxMessage, row_id)
+        assert row is not None
+        return row
+
+
+def smtp_sender(db: Database, config: Config, port: int, clock: Clock, **kw: Any) -> OutboxSender:
+    transport: Transport = SmtpTransport("127.0.0.1", port, sender=config.mail.address, timeout=5)
+    return OutboxSender(db, config, transport, clock, **kw)
+
+
+def test_sends_due_rows_once(db: Database) -> None:
+    config = make_config()
+    ids = enqueue(
+        db,
+        config,
+        reply(1, board=1, reply_as="bob", in_reply_to="<cmd@example.net>"),
+        reply(2),
+        reply(3, body="Grüße\n"),
+    )
+    handler = SinkHandler()
+    clock = Clock()
+
+    async def go() -> tuple[int, int]:
+        async with smtp_sink(handler) as port:
+            sender = smtp_sender(db, config, port, clock)
+            return await sender.run_once(), await sender.run_once()
+
+    assert run(go()) == (3, 0)
+    assert [rcpts for _, rcpts, _ in handler.received] == [
+        ["player1@example.net"],
+        ["player2@example.net"],
+        ["player3@example.net"],
+    ]
+    first = handler.messages()[0]
+    assert first["In-Reply-To"] == "<cmd@example.net>"
+    assert first["Reply-To"].startswith("pbm+1.bob.")
+    assert first["Message-ID"] == row_of(db, ids[0]).message_id
+    assert text_of(handler.messages()[2]) == "Grüße\n"
+    for row_id in ids:
+        row = row_of(db, row_id)
+        assert (row.status, row.attempts, row.sent_at) == ("sent", 1, T0)
+        assert row.claimed_by is None and row.claimed_until is None
+
+
+def test_temporary_failure_backs_off_then_sends(db: Database) -> None:
+    config = make_config(retry_base_seconds=30)
+    [row_id] = enqueue(db, config, reply())
+    handler = SinkHandler(script=["451 4.3.0 greylisted", "451 4.3.0 greylisted again"])
+    clock = Clock()
+
+    async def go() -> None:
+        async with smtp_sink(handler) as port:
+            sender = smtp_sender(db, config, port, clock)
+            assert await sender.run_once() == 0
+            row = row_of(db, row_id)
+            assert (row.status, row.attempts) == ("pending", 1)
+            assert row.next_attempt_at == T0 + timedelta(seconds=30)
+            assert row.last_error is not None and "451" in row.last_error
+
+            clock.advance(29)
+            assert await sender.run_once() == 0  # not due yet: the relay is not asked
+            assert handler.script == ["451 4.3.0 greylisted again"]
+
+            clock.advance(1)
+            assert await sender.run_once() == 0
+            row = row_of(db, row_id)
+            assert (row.status, row.attempts) == ("pending", 2)
+            assert row.next_attempt_at == clock.now + timedelta(seconds=60)  # doubled
+
+            clock.advance(60)
+            assert await sender.run_once() == 1
+
+    run(go())
+    row = row_of(db, row_id)
+    assert (row.status, row.attempts, row.sent_at) == ("sent", 3, T0 + timedelta(seconds=90))
+    assert len(handler.received) == 1
+
+
+def test_permanent_failure_marks_failed(db: Database) -> None:
+    config = make_config()
+    bad, good = enqueue(db, config, reply(1), reply(2))
+    handler = SinkHandler(script=["550 5.1.1 no such user"])
+    clock = Clock()
+
+    async def go() -> int:
+        async with smtp_sink(handler) as port:
+            sender = smtp_sender(db, config, port, clock)
+            sent = await sender.run_once()
+            clock.advance(3600)
+            return sent + await sender.run_once()
+
+    assert run(go()) == 1
+    row = row_of(db, bad)
+    assert (row.status, row.attempts) == ("failed", 1)
+    assert row.last_error is not None and "550 5.1.1 no such user" in row.last_error
+    assert row_of(db, good).status == "sent"
+    assert [rcpts for _, rcpts, _ in handler.received] == [["player2@example.net"]]
+
+
+def test_gives_up_after_max_attempts(db: Database) -> None:
+    config = make_config(max_attempts=3, retry_base_seconds=10)
+    [row_id] = enqueue(db, config, reply())
+    handler = SinkHandler(script=["421 4.4.5 busy"] * 5)
+    clock = Clock()
+
+    async def go() -> None:
+        async with smtp_sink(handler) as port:
+            sender = smtp_sender(db, config, port, clock)
+            for _ in range(5):
+                assert await sender.run_once() == 0
+                clock.advance(3600)
+
+    run(go())
+    row = row_of(db, row_id)
+    assert (row.status, row.attempts) == ("failed", 3)
+    assert len(handler.script) == 2  # asked three times, then left alone
+
+
+def test_relay_down_rows_wait_then_all_go_out(db: Database) -> None:
+    config = make_config(retry_base_seconds=30)
+    ids = enqueue(db, config, *(reply(n) for n in range(4)))
+    port = free_port()
+    handler = SinkHandler()
+    clock = Clock()
+
+    async def go() -> tuple[int, int, int]:
+        sender = smtp_sender(db, config, port, clock)
+        down = await sender.run_once()
+        for row_id in ids:
+            row = row_of(db, row_id)
+            assert (row.status, row.attempts) == ("pending", 1)
+            assert row.next_attempt_at == T0 + timedelta(seconds=30)
+        clock.advance(10)
+        early = await sender.run_once()
+        async with smtp_sink(handler, port):
+            clock.advance(20)
+            return down, early, await sender.run_once()
+
+    assert run(go()) == (0, 0, 4)
+    assert len(handler.received) == 4
+    assert all(row_of(db, row_id).status == "sent" for row_id in ids)
+
+
+def test_two_senders_never_send_one_row_twice(db: Database) -> None:
+    config = make_config()
+    enqueue(db, config, *(reply(n) for n in range(12)))
+    handler = SinkHandler()
+    clock = Clock()
+
+    async def go() -> list[int]:
+        async with smtp_sink(handler) as port:
+            a = smtp_sender(db, config, port, clock, batch_size=5, worker="a")
+            b = smtp_sender(db, config, port, clock, batch_size=5, worker="b")
+            counts: list[int] = []
+            for _ in range(3):
+                counts.extend(await asyncio.gather(a.run_once(), b.run_once()))
+            return counts
+
+    counts = run(go())
+    assert sum(counts) == 12
+    recipients = [rcpts[0] for _, rcpts, _ in handler.received]
+    assert sorted(recipients) == sorted(f"player{n}@example.net" for n in range(12))
+
+
+def test_claim_of_a_dead_sender_expires(db: Database) -> None:
+    config = make_config()
+    [row_id] = enqueue(db, config, reply())
+    with db.transaction() as session:
+        store.claim_outbox(session, "dead", T0, lease=timedelta(minutes=5))
+    handler = SinkHandler()
+    clock = Clock()
+
+    async def go() -> tuple[int, int]:
+        async with smtp_sink(handler) as port:
+            sender = smtp_sender(db, config, port, clock)
+            before = await sender.run_once()
+            clock.advance(5 * 60 + 1)
+            return before, await sender.run_once()
+
+    assert run(go()) == (0, 1)
+    assert row_of(db, row_id).status == "sent"
+
+
+def test_retry_delay_doubles_and_is_capped() -> None:
+    assert [retry_delay(n, 30).total_seconds() for n in range(1, 6)] == [30, 60, 120, 240, 480]
+    assert retry_delay(8, 30) == timedelta(hours=1)
+    assert retry_delay(10_000, 30) == timedelta(hours=1)
+
+
+def test_list_and_retry(db: Database) -> None:
+    config = make_config()
+    failed, sent, pending = enqueue(db, config, reply(1), reply(2), reply(3))
+    with db.transaction() as session:
+        store.outbox_failed(session, failed, "550 nope", T0, None)
+        store.outbox_sent(session, sent, T0)
+    assert [r.id for r in list_outbox(db, "failed")] == [failed]
+    assert [r.id for r in list_outbox(db, "pending")] == [pending]
+    assert [r.id for r in list_outbox(db, "all")] == [failed, sent, pending]
+    assert [r.id for r in list_outbox(db)] == [failed, sent, pending]
+    with pytest.raises(ValueError):
+        list_outbox(db, "bogus")
+
+    later = T0 + timedelta(hours=2)
+    result = retry(db, [sent, 999], now=later)
+    assert result.requeued == []
+    assert result.skipped == {sent: "already sent", 999: "no such outbox row"}
+
+    result = retry(db, all_failed=True, now=later)
+    assert result.requeued == [failed]
+    row = row_of(db, failed)
+    assert (row.status, row.attempts, row.next_attempt_at) == ("pending", 0, later)
+
+    handler = SinkHandler()
+
+    async def go() -> int:
+        async with smtp_sink(handler) as port:
+            return await smtp_sender(db, config, port, Clock(later)).run_once()
+
+    assert run(go()) == 2
+    assert row_of(db, failed).status == "sent"
+
+
+def test_maildir_through_the_sender(db: Database, tmp_path: Path) -> None:
+    config = make_config(maildir=str(tmp_path / "box"))
+    enqueue(db, config, reply(1), reply(2))
+    sender = OutboxSender(db, config, transport_from_config(config), Clock())
+    assert run(sender.run_once()) == 2
+    assert len(list((tmp_path / "box" / "new").iterdir())) == 2
+
+
+def test_run_forever_sends_when_woken_and_stops(db: Database) -> None:
+    config = make_config()
+    arrived = asyncio.Event()
+
+    class Signalling(SinkHandler):
+        async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+            answer = await super().handle_DATA(server, session, envelope)
+            if len(self.received) == 2:
+                arrived.set()
+            return answer
+
+    handler = Signalling()
+
+    async def go() -> None:
+        async with smtp_sink(handler) as port:
+            sender = smtp_sender(db, config, port, Clock(), poll_seconds=3600)
+            stop, wake = asyncio.Event(), asyncio.Event()
+            task = asyncio.create_task(sender.run_forever(stop, wake))
+            await asyncio.sleep(0)
+            await asyncio.to_thread(enqueue, db, config, reply(1), reply(2))
+            wake.set()  # what the inbox worker does after a command
+            await asyncio.wait_for(arrived.wait(), timeout=10)
+            stop.set()
+            await asyncio.wait_for(task, timeout=10)
+
+    run(go())
+    assert len(handler.received) == 2

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import email.policy
+import logging
 import mailbox
 import os
-from collections.abc import Sequence
-from datetime import UTC, datetime
+import socket
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime
@@ -22,8 +26,13 @@ from pathlib import Path
 from typing import Protocol
 
 import aiosmtplib
+import sqlalchemy as sa
+from sqlmodel import col, select
 
 from pbm.config import Config, ConfigError
+from pbm.store import Database, OutboxMessage, claim_outbox, outbox_failed, outbox_sent
+
+log = logging.getLogger(__name__)
 
 MAX_LINE = 78  # RFC 5322 §2.1.1: lines SHOULD be no more than 78 characters
 
@@ -253,6 +262,253 @@ def transport_from_config(config: Config) -> Transport:
     raise ConfigError(f'outbound.transport must be "maildir" or "smtp", not {out.transport!r}')
 
 
+# ---------------------------------------------------------------------------
+# The outbox sender
+
+Clock = Callable[[], datetime]
+
+MAX_RETRY_DELAY = timedelta(hours=1)
+LEASE_MARGIN = timedelta(seconds=90)  # do not start a send this close to the lease's end
+
+
 def now_utc() -> datetime:
     """The default clock."""
     return datetime.now(UTC)
+
+
+def retry_delay(attempts: int, base_seconds: float, cap: timedelta = MAX_RETRY_DELAY) -> timedelta:
+    """The wait after the ``attempts``-th failed attempt: base, 2 base, 4 base, ... capped."""
+    exponent = min(max(attempts - 1, 0), 32)  # 2**32 * base is past any sane cap
+    return min(timedelta(seconds=base_seconds * 2**exponent), cap)
+
+
+def _worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+class OutboxSender:
+    """Delivers due outbox rows through a transport; safe to run in several processes.
+
+    Rows are claimed with a lease (``claimed_by``/``claimed_until``); on
+    PostgreSQL the claim skips rows another sender is claiming (``FOR UPDATE
+    SKIP LOCKED``), on SQLite the claim is a short ``BEGIN IMMEDIATE``
+    transaction. A sender that dies mid-batch leaves its rows to be claimed
+    again when the lease ends: a mail may then go out twice, but a row marked
+    sent is never sent again. All database work runs in a thread.
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        config: Config,
+        transport: Transport,
+        clock: Clock = now_utc,
+        *,
+        batch_size: int = 20,
+        lease: timedelta = timedelta(minutes=10),
+        poll_seconds: float = 10.0,
+        worker: str | None = None,
+    ) -> None:
+        self.db = db
+        self.config = config
+        self.transport = transport
+        self.clock = clock
+        self.batch_size = batch_size
+        self.lease = lease
+        self.poll_seconds = poll_seconds
+        self.worker = worker or _worker_name()
+
+    # -- database work (blocking; called through asyncio.to_thread) --
+
+    def _claim(self, now: datetime) -> list[OutboxMessage]:
+        with self.db.transaction() as session:
+            rows = claim_outbox(session, self.worker, now, limit=self.batch_size, lease=self.lease)
+            session.expunge_all()
+            return rows
+
+    def _record(self, row_id: int, error: DeliveryError | None, now: datetime) -> str:
+        """Write one outcome; returns the row's new status."""
+        with self.db.transaction() as session:
+            row = session.get(OutboxMessage, row_id)
+            if row is None or row.status != "pending":
+                # Someone requeued or settled it meanwhile (our lease ran out): leave it be.
+                log.warning("outbox %s changed while we were sending it; left alone", row_id)
+                return row.status if row is not None else "gone"
+            if error is None:
+                outbox_sent(session, row_id, now)
+                return "sent"
+            attempts = row.attempts + 1
+            if isinstance(error, PermanentFailure) or attempts >= self.config.outbound.max_attempts:
+                outbox_failed(session, row_id, str(error), now, None)
+                return "failed"
+            delay = retry_delay(attempts, self.config.outbound.retry_base_seconds)
+            outbox_failed(session, row_id, str(error), now, now + delay)
+            return "pending"
+
+    def _release(self, row_ids: Sequence[int]) -> None:
+        """Give back claimed rows untried, to be claimed again at once."""
+        with self.db.transaction() as session:
+            for row_id in row_ids:
+                row = session.get(OutboxMessage, row_id)
+                if row is not None and row.claimed_by == self.worker:
+                    row.claimed_by = None
+                    row.claimed_until = None
+
+    def _next_due(self, now: datetime) -> datetime | None:
+        """When the earliest pending row not claimed by a live lease is due."""
+        with self.db.transaction() as session:
+            stmt = sa.select(sa.func.min(col(OutboxMessage.next_attempt_at))).where(
+                col(OutboxMessage.status) == "pending",
+                sa.or_(
+                    col(OutboxMessage.claimed_until).is_(None),
+                    col(OutboxMessage.claimed_until) < now,
+                ),
+            )
+            due = session.execute(stmt).scalar()
+            if due is None:
+                unscheduled = session.execute(
+                    sa.select(sa.func.count())
+                    .select_from(OutboxMessage)
+                    .where(
+                        col(OutboxMessage.status) == "pending",
+                        col(OutboxMessage.next_attempt_at).is_(None),
+                    )
+                ).scalar()
+                return now if unscheduled else None
+            assert isinstance(due, datetime)
+            return _utc(due)
+
+    # -- the loop --
+
+    async def run_once(self) -> int:
+        """Claim the due rows, send them, record each outcome; the number sent."""
+        rows = await asyncio.to_thread(self._claim, self.clock())
+        sent = 0
+        for index, row in enumerate(rows):
+            assert row.id is not None
+            now = self.clock()
+            if row.claimed_until is not None and now > _utc(row.claimed_until) - LEASE_MARGIN:
+                # The lease is nearly up: another sender may take these now.
+                await asyncio.to_thread(self._release, [r.id for r in rows[index:] if r.id])
+                break
+            error: DeliveryError | None = None
+            try:
+                await self.transport.send(build_message(row, self.config), [row.to_addr])
+            except DeliveryError as exc:
+                error = exc
+            except Exception as exc:  # a bug, not the mail: count it, so it cannot loop forever
+                log.exception("outbox %s: unexpected error while sending", row.id)
+                error = TemporaryFailure(f"unexpected error: {exc!r}")
+            status = await asyncio.to_thread(self._record, row.id, error, self.clock())
+            if error is None:
+                sent += 1
+                log.info("outbox %s sent to %s", row.id, row.to_addr)
+            else:
+                log.warning("outbox %s to %s: %s (%s)", row.id, row.to_addr, error, status)
+            if isinstance(error, TemporaryFailure) and error.relay_down:
+                # Nothing else will get through either: the rest wait their turn, too.
+                for other in rows[index + 1 :]:
+                    assert other.id is not None
+                    await asyncio.to_thread(self._record, other.id, error, self.clock())
+                break
+        return sent
+
+    async def run_forever(self, stop: asyncio.Event, wake: asyncio.Event) -> None:
+        """Send until ``stop`` is set; ``wake`` says new rows are waiting.
+
+        Between rounds it sleeps until the next row is due, at most
+        ``poll_seconds`` (other processes add rows without waking us).
+        """
+        while not stop.is_set():
+            wake.clear()
+            delay = self.poll_seconds
+            try:
+                await self.run_once()
+                now = self.clock()
+                due = await asyncio.to_thread(self._next_due, now)
+                if due is not None:
+                    delay = min(max((due - now).total_seconds(), 0.0), self.poll_seconds)
+            except Exception:
+                log.exception("outbox sender: round failed; trying again in %ss", delay)
+            if delay <= 0:
+                await asyncio.sleep(0)  # let others run between back-to-back rounds
+                continue
+            await _wait_any(stop, wake, delay)
+
+
+async def _wait_any(stop: asyncio.Event, wake: asyncio.Event, timeout: float) -> None:
+    """Return when either event is set or ``timeout`` seconds have passed."""
+    waiters = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(wake.wait())]
+    try:
+        await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+
+
+# ---------------------------------------------------------------------------
+# Administration (the ``pbm outbox`` commands)
+
+STATUSES = ("pending", "sent", "failed")
+
+
+def list_outbox(db: Database, status: str | None = None) -> list[OutboxMessage]:
+    """Outbox rows with ``status`` (None or "all": every row), oldest first."""
+    if status not in (None, "all", *STATUSES):
+        raise ValueError(f"status must be one of {', '.join(STATUSES)} or all, not {status!r}")
+    with db.transaction() as session:
+        stmt = select(OutboxMessage).order_by(col(OutboxMessage.id))
+        if status not in (None, "all"):
+            stmt = stmt.where(col(OutboxMessage.status) == status)
+        rows = list(session.exec(stmt).all())
+        session.expunge_all()
+        return rows
+
+
+@dataclass(frozen=True)
+class RetryResult:
+    """Which rows were requeued, and which were not and why."""
+
+    requeued: list[int]
+    skipped: dict[int, str]
+
+
+def retry(
+    db: Database,
+    ids: Sequence[int] = (),
+    *,
+    all_failed: bool = False,
+    now: datetime | None = None,
+) -> RetryResult:
+    """Requeue rows for sending now: status pending, attempts 0, due now.
+
+    ``ids`` may name failed or pending rows (a pending one is then due at
+    once); sent rows are not sent again. ``all_failed`` adds every failed row.
+    """
+    now = now or now_utc()
+    requeued: list[int] = []
+    skipped: dict[int, str] = {}
+    with db.transaction() as session:
+        rows: dict[int, OutboxMessage] = {}
+        if all_failed:
+            stmt = select(OutboxMessage).where(col(OutboxMessage.status) == "failed")
+            rows.update((r.id, r) for r in session.exec(stmt).all() if r.id is not None)
+        for row_id in ids:
+            if row_id in rows:
+                continue
+            row = session.get(OutboxMessage, row_id)
+            if row is None:
+                skipped[row_id] = "no such outbox row"
+            elif row.status == "sent":
+                skipped[row_id] = "already sent"
+            else:
+                rows[row_id] = row
+        for row_id in sorted(rows):
+            row = rows[row_id]
+            row.status = "pending"
+            row.attempts = 0
+            row.next_attempt_at = now
+            row.claimed_by = None
+            row.claimed_until = None
+            requeued.append(row_id)
+    return RetryResult(requeued, skipped)
