@@ -1,0 +1,635 @@
+"""The database: sqlmodel tables, engine and session setup, migrations, passwords.
+
+SQLite (the default, a file in ``server.data_dir``) runs in WAL mode with
+``synchronous=FULL``, a busy timeout, foreign keys on, and every transaction
+opened with ``BEGIN IMMEDIATE`` so that writers queue up instead of failing
+half-way. PostgreSQL (``postgresql+psycopg://`` URLs) locks the game row a
+command changes with ``SELECT ... FOR UPDATE`` and hands out inbox and outbox
+rows to workers with ``FOR UPDATE SKIP LOCKED``.
+
+The schema is created and upgraded by the alembic migrations shipped in
+``pbm/migrations``; ``init_db`` brings a database to the newest revision.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Connection, Dialect, Engine, make_url
+from sqlalchemy.orm import sessionmaker
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlmodel import Field, Session, SQLModel, col, select
+
+from pbm.config import Config
+from pbm.replies import Reply, token_address
+
+MIGRATIONS_PATH = Path(__file__).parent / "migrations"
+
+# scrypt cost. The tests lower SCRYPT_N to keep the suite fast; the hash
+# records its own parameters, so a lower cost never weakens stored hashes.
+SCRYPT_N = 2**14
+SCRYPT_R = 8
+SCRYPT_P = 1
+
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+
+class UTCDateTime(sa.types.TypeDecorator[datetime]):
+    """A timestamp stored in UTC and always read back timezone-aware.
+
+    SQLite keeps no zone, PostgreSQL returns the session's zone; both come
+    back as UTC here so that times compare with the service clock.
+    """
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the database; use UTC-aware times")
+        value = value.astimezone(UTC)
+        # SQLite would store the offset as text; keep its timestamps plain UTC.
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+def _utc_column(nullable: bool = False, index: bool = False) -> Any:
+    return Field(sa_type=UTCDateTime, nullable=nullable, index=index)
+
+
+# ---------------------------------------------------------------- tables
+
+
+class Player(SQLModel, table=True):
+    """A player account; ``userid`` is the lower-case key, ``display`` as signed up."""
+
+    __tablename__ = "players"
+
+    userid: str = Field(primary_key=True)
+    display: str
+    email: str = Field(index=True)
+    full_name: str = ""
+    password_hash: str
+    created_at: datetime = _utc_column()
+    vacation_until: datetime | None = _utc_column(nullable=True)
+    vacation_days_used: int = 0
+    vacation_year: int | None = None
+
+
+class Game(SQLModel, table=True):
+    """One board. ``position`` is ``GameState.dump()``: loading never replays moves."""
+
+    __tablename__ = "games"
+
+    board: int | None = Field(default=None, primary_key=True)
+    game: str
+    variant: str
+    options: dict[str, str] = Field(default_factory=dict, sa_type=sa.JSON, nullable=False)
+    white: str = Field(foreign_key="players.userid", index=True)
+    black: str = Field(foreign_key="players.userid", index=True)
+    status: str = Field(default="active", index=True)  # active | finished | cancelled
+    result: str | None = None  # "1-0" | "0-1"
+    termination: str | None = None  # castle | no moves | resign | forfeit
+    position: str = Field(sa_type=sa.Text)
+    ply: int = 0
+    version: int = 0  # bumped by every change; guards against lost updates
+    nag_days: int
+    forfeit_days: int
+    created_at: datetime = _utc_column()
+    last_move_at: datetime | None = _utc_column(nullable=True)
+    last_nag_at: datetime | None = _utc_column(nullable=True)
+    archived_at: datetime | None = _utc_column(nullable=True)
+    undo_request_by: str | None = None
+    cancel_request_by: str | None = None
+
+    def seat_of(self, userid: str) -> int | None:
+        """0 for White, 1 for Black, None for someone else."""
+        if userid == self.white:
+            return 0
+        if userid == self.black:
+            return 1
+        return None
+
+    def player_at(self, seat: int) -> str:
+        return self.white if seat == 0 else self.black
+
+
+class Move(SQLModel, table=True):
+    """One played turn. ``ply`` is the move number (1 for the first move).
+
+    ``position_before`` is the position the move was played from, so that
+    an accepted undo restores it without replaying the game.
+    """
+
+    __tablename__ = "moves"
+    __table_args__ = (sa.UniqueConstraint("board", "ply", name="uq_moves_board_ply"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    board: int = Field(foreign_key="games.board", index=True)
+    ply: int
+    userid: str
+    notation: str  # canonical
+    text: str  # as the player wrote it
+    comment: str = Field(default="", sa_type=sa.Text)
+    created_at: datetime = _utc_column()
+    message_id: str | None = None
+    queued: bool = False
+    position_before: str = Field(sa_type=sa.Text)
+
+
+class Subscription(SQLModel, table=True):
+    """Someone who gets every board mail of a board without playing on it."""
+
+    __tablename__ = "subscriptions"
+    __table_args__ = (sa.UniqueConstraint("board", "userid", name="uq_subscriptions_board_userid"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    board: int = Field(foreign_key="games.board", index=True)
+    userid: str | None = None
+    email: str | None = None
+    created_at: datetime = _utc_column()
+
+
+class Rating(SQLModel, table=True):
+    """A player's rating in one game and variant (filled in later)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (
+        sa.UniqueConstraint("game", "variant", "userid", name="uq_ratings_game_variant_userid"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game: str
+    variant: str
+    userid: str = Field(foreign_key="players.userid")
+    rating: float = 1500.0
+    games_played: int = 0
+
+
+class InboxMessage(SQLModel, table=True):
+    """A received mail, committed before SMTP answers 250."""
+
+    __tablename__ = "inbox"
+
+    id: int | None = Field(default=None, primary_key=True)
+    received_at: datetime = _utc_column()
+    mail_from: str
+    rcpt_to: str = Field(sa_type=sa.Text)
+    message_id: str | None = Field(default=None, index=True)
+    raw: bytes = Field(sa_type=sa.LargeBinary)
+    status: str = Field(default="new", index=True)  # new | done | ignored | failed
+    note: str | None = Field(default=None, sa_type=sa.Text)
+    processed_at: datetime | None = _utc_column(nullable=True)
+    claimed_by: str | None = None
+    claimed_at: datetime | None = _utc_column(nullable=True)
+
+
+class OutboxMessage(SQLModel, table=True):
+    """A reply waiting to be sent (or sent); written with the change that caused it."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (sa.UniqueConstraint("message_id", name="uq_outbox_message_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = _utc_column()
+    to_addr: str
+    subject: str = Field(sa_type=sa.Text)
+    body: str = Field(sa_type=sa.Text)
+    board: int | None = None
+    reply_as: str | None = None
+    reply_to: str | None = None
+    in_reply_to: str | None = None
+    message_id: str
+    is_error: bool = False
+    status: str = Field(default="pending", index=True)  # pending | sent | failed
+    attempts: int = 0
+    next_attempt_at: datetime | None = _utc_column(nullable=True)
+    last_error: str | None = Field(default=None, sa_type=sa.Text)
+    sent_at: datetime | None = _utc_column(nullable=True)
+    claimed_by: str | None = None
+    claimed_until: datetime | None = _utc_column(nullable=True)
+
+
+class ProcessedMessage(SQLModel, table=True):
+    """The Message-ID of a command mail already acted on."""
+
+    __tablename__ = "processed_messages"
+
+    message_id: str = Field(primary_key=True)
+    processed_at: datetime = _utc_column()
+
+
+# ---------------------------------------------------------------- engine
+
+
+def _url_of(config_or_url: Config | str | URL) -> URL:
+    raw = config_or_url.database_url if isinstance(config_or_url, Config) else config_or_url
+    url = make_url(raw)
+    # A plain postgresql:// URL would pick psycopg2, which is not installed.
+    if url.drivername in ("postgresql", "postgres"):
+        url = url.set(drivername="postgresql+psycopg")
+    return url
+
+
+def _sqlite_setup(engine: Engine) -> None:
+    """SQLAlchemy's pysqlite recipe: we issue BEGIN ourselves, as BEGIN IMMEDIATE.
+
+    pysqlite would otherwise open transactions lazily (deferred), so two
+    writers could both read a board and then one would fail on upgrade to
+    a write lock; IMMEDIATE makes the second wait (busy_timeout) instead.
+    """
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # no implicit BEGIN from pysqlite
+        cur = dbapi_connection.cursor()
+        cur.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cur.execute("PRAGMA journal_mode = WAL")
+        cur.execute("PRAGMA synchronous = FULL")
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+@dataclass
+class Database:
+    """An engine and its session factory; ``transaction()`` is the unit of work."""
+
+    engine: Engine
+    sessions: sessionmaker[Session]
+
+    @classmethod
+    def open(cls, config_or_url: Config | str | URL) -> Database:
+        """Connect (creating the SQLite file's folder); does not migrate: see ``init_db``."""
+        url = _url_of(config_or_url)
+        if url.get_backend_name() == "sqlite":
+            if url.database and url.database != ":memory:":
+                Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+            engine = sa.create_engine(url, connect_args={"check_same_thread": False})
+            _sqlite_setup(engine)
+        else:
+            engine = sa.create_engine(url, pool_pre_ping=True)
+        return cls(engine, sessionmaker(engine, class_=Session, expire_on_commit=False))
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+        return self.engine.dialect.name
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """A session in one transaction: committed on leaving, rolled back on an error."""
+        with self.sessions() as session, session.begin():
+            yield session
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+# ---------------------------------------------------------------- migrations
+
+
+def alembic_config(config_or_url: Config | str | URL) -> Any:
+    """An alembic ``Config`` for our migrations folder and the given database."""
+    from alembic.config import Config as AlembicConfig
+
+    cfg = AlembicConfig()
+    cfg.set_main_option("script_location", str(MIGRATIONS_PATH))
+    url = _url_of(config_or_url)
+    cfg.set_main_option(
+        "sqlalchemy.url", url.render_as_string(hide_password=False).replace("%", "%%")
+    )
+    return cfg
+
+
+def upgrade(config_or_url: Config | str | URL | Database, revision: str = "head") -> None:
+    """Bring the database's schema to ``revision`` (the newest by default)."""
+    from alembic import command
+
+    db = config_or_url if isinstance(config_or_url, Database) else Database.open(config_or_url)
+    try:
+        cfg = alembic_config(db.engine.url)
+        with db.engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, revision)
+    finally:
+        if db is not config_or_url:
+            db.close()
+
+
+def init_db(config_or_url: Config | str | URL) -> Database:
+    """Open the database, create or upgrade its schema to the newest revision."""
+    db = Database.open(config_or_url)
+    upgrade(db)
+    return db
+
+
+def current_revision(db: Database) -> str | None:
+    """The schema revision the database is at (None before the first migration)."""
+    from alembic.runtime.migration import MigrationContext
+
+    with db.engine.connect() as conn:
+        rev: str | None = MigrationContext.configure(conn).get_current_revision()
+        return rev
+
+
+# ---------------------------------------------------------------- passwords
+
+
+def hash_password(password: str) -> str:
+    """A salted scrypt hash: ``scrypt$N$r$p$salt$hash`` (base64)."""
+    salt = os.urandom(16)
+    digest = hashlib.scrypt(
+        password.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32
+    )
+    b64 = base64.b64encode
+    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${b64(salt).decode()}${b64(digest).decode()}"
+
+
+def verify_password(password: str, stored: str) -> bool:
+    """Whether ``password`` matches the stored hash (constant-time compare)."""
+    try:
+        scheme, n, r, p, salt, digest = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        expected = base64.b64decode(digest)
+        got = hashlib.scrypt(
+            password.encode(),
+            salt=base64.b64decode(salt),
+            n=int(n),
+            r=int(r),
+            p=int(p),
+            dklen=len(expected),
+        )
+    except ValueError:
+        return False
+    return hmac.compare_digest(got, expected)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def lock_game(session: Session, board: int) -> Game | None:
+    """The game row, locked ``FOR UPDATE`` on PostgreSQL until the transaction ends.
+
+    ``populate_existing`` makes sure the locked, current row is what we see
+    even if the session had loaded the game before.
+    """
+    stmt = (
+        select(Game)
+        .where(Game.board == board)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    return session.exec(stmt).first()
+
+
+def bump_version(session: Session, game: Game) -> None:
+    """Write the game's changes, guarded by its version (compare-and-set).
+
+    Raises ``StaleGame`` if someone else changed the row since it was read;
+    the caller's transaction then rolls back whole.
+    """
+    assert game.board is not None
+    old = game.version
+    session.flush()
+    res = session.execute(
+        sa.update(Game)
+        .where(col(Game.board) == game.board, col(Game.version) == old)
+        .values(version=old + 1)
+        .execution_options(synchronize_session=False)
+    )
+    if getattr(res, "rowcount", 1) != 1:
+        raise StaleGame(game.board)
+    # The row now holds the new version; record it without another UPDATE.
+    set_committed_value(game, "version", old + 1)
+
+
+class StaleGame(Exception):
+    """The game row changed under us (lost-update guard)."""
+
+
+def message_id_domain(config: Config) -> str:
+    return config.mail.address.rpartition("@")[2] or "localhost"
+
+
+def new_message_id(config: Config) -> str:
+    return f"<pbm.{uuid.uuid4()}@{message_id_domain(config)}>"
+
+
+def enqueue_replies(
+    session: Session, replies: Sequence[Reply], config: Config, now: datetime
+) -> list[OutboxMessage]:
+    """Write replies to the outbox in the caller's transaction.
+
+    A reply with no address (``to == ""``, e.g. an answer to a CLI caller)
+    is not queued. ``reply_to`` is the board's reply-token address for
+    ``reply_as``; it is left empty when no ``mail.secret`` is configured,
+    since tokens made with an empty secret could be forged.
+    """
+    rows: list[OutboxMessage] = []
+    for reply in replies:
+        if not reply.to:
+            continue
+        reply_to = None
+        if reply.board is not None and reply.reply_as and config.mail.secret:
+            reply_to = token_address(
+                config.mail.address, config.mail.secret, reply.board, reply.reply_as
+            )
+        row = OutboxMessage(
+            created_at=now,
+            to_addr=reply.to,
+            subject=reply.subject,
+            body=reply.body,
+            board=reply.board,
+            reply_as=reply.reply_as,
+            reply_to=reply_to,
+            in_reply_to=reply.in_reply_to,
+            message_id=new_message_id(config),
+            is_error=reply.is_error,
+            status="pending",
+            attempts=0,
+            next_attempt_at=now,
+        )
+        session.add(row)
+        rows.append(row)
+    session.flush()
+    return rows
+
+
+def add_inbox(
+    session: Session,
+    raw: bytes,
+    mail_from: str,
+    rcpt_to: Sequence[str],
+    message_id: str | None,
+    now: datetime,
+) -> InboxMessage:
+    """Store a received mail as a ``new`` inbox row (``rcpt_to`` joined by newlines)."""
+    row = InboxMessage(
+        received_at=now,
+        mail_from=mail_from,
+        rcpt_to="\n".join(rcpt_to),
+        message_id=message_id,
+        raw=raw,
+        status="new",
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def claim_inbox(
+    session: Session,
+    worker: str,
+    now: datetime,
+    limit: int = 10,
+    stale_after: timedelta = timedelta(minutes=10),
+) -> list[InboxMessage]:
+    """Take up to ``limit`` new inbox rows for ``worker``, oldest first.
+
+    A row claimed longer than ``stale_after`` ago (its worker died) can be
+    taken again. On PostgreSQL rows another transaction is claiming are
+    skipped (``FOR UPDATE SKIP LOCKED``); SQLite serialises writers anyway.
+    """
+    stmt = (
+        select(InboxMessage)
+        .where(
+            InboxMessage.status == "new",
+            sa.or_(
+                col(InboxMessage.claimed_at).is_(None),
+                col(InboxMessage.claimed_at) < now - stale_after,
+            ),
+        )
+        .order_by(col(InboxMessage.id))
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    rows = list(session.exec(stmt).all())
+    for row in rows:
+        row.claimed_by = worker
+        row.claimed_at = now
+    session.flush()
+    return rows
+
+
+def finish_inbox(
+    session: Session, inbox_id: int, status: str, now: datetime, note: str | None = None
+) -> None:
+    """Mark an inbox row ``done``, ``ignored`` or ``failed``."""
+    if status not in ("done", "ignored", "failed"):
+        raise ValueError(f"bad inbox status {status!r}")
+    row = session.get(InboxMessage, inbox_id)
+    if row is None:
+        raise KeyError(inbox_id)
+    row.status = status
+    row.note = note
+    row.processed_at = now
+    session.flush()
+
+
+def claim_outbox(
+    session: Session,
+    worker: str,
+    now: datetime,
+    limit: int = 10,
+    lease: timedelta = timedelta(minutes=5),
+) -> list[OutboxMessage]:
+    """Take up to ``limit`` pending outbox rows that are due, for ``lease``.
+
+    A claim that expired (its sender died) can be taken again.
+    ``FOR UPDATE SKIP LOCKED`` on PostgreSQL, as in ``claim_inbox``.
+    """
+    stmt = (
+        select(OutboxMessage)
+        .where(
+            OutboxMessage.status == "pending",
+            sa.or_(
+                col(OutboxMessage.next_attempt_at).is_(None),
+                col(OutboxMessage.next_attempt_at) <= now,
+            ),
+            sa.or_(
+                col(OutboxMessage.claimed_until).is_(None),
+                col(OutboxMessage.claimed_until) < now,
+            ),
+        )
+        .order_by(col(OutboxMessage.id))
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    rows = list(session.exec(stmt).all())
+    for row in rows:
+        row.claimed_by = worker
+        row.claimed_until = now + lease
+    session.flush()
+    return rows
+
+
+def outbox_sent(session: Session, outbox_id: int, now: datetime) -> None:
+    """Mark an outbox row sent."""
+    row = session.get(OutboxMessage, outbox_id)
+    if row is None:
+        raise KeyError(outbox_id)
+    row.status = "sent"
+    row.sent_at = now
+    row.attempts += 1
+    row.claimed_by = None
+    row.claimed_until = None
+    session.flush()
+
+
+def outbox_failed(
+    session: Session, outbox_id: int, error: str, now: datetime, retry_at: datetime | None
+) -> None:
+    """Record a failed attempt: retry at ``retry_at``, or give up (status failed) if None."""
+    row = session.get(OutboxMessage, outbox_id)
+    if row is None:
+        raise KeyError(outbox_id)
+    row.attempts += 1
+    row.last_error = error
+    row.claimed_by = None
+    row.claimed_until = None
+    if retry_at is None:
+        row.status = "failed"
+    else:
+        row.next_attempt_at = retry_at
+    session.flush()
+
+
+ALL_TABLES: tuple[str, ...] = (
+    "players",
+    "games",
+    "moves",
+    "subscriptions",
+    "ratings",
+    "inbox",
+    "outbox",
+    "processed_messages",
+)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
