@@ -1,0 +1,251 @@
+"""The text of board mails: a pure function of a ``BoardView``, no database.
+
+Layout (COMMANDS.md, "Replies"): subject ``Accasta Board 12 - bob to move``;
+body with the players and variant, the last move and its comment, whose
+turn, the move list in numbered columns, the diagram, how to reply, and
+the timing. Every line fits in 78 characters (the diagram is the game's).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from pbm.games import GameState
+
+WIDTH = 78
+
+
+@dataclass(frozen=True, slots=True)
+class MoveLine:
+    """One played turn as the board mail shows it; ``ply`` is its move number."""
+
+    ply: int
+    userid: str
+    notation: str
+    comment: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """Everything a board mail shows. Player names are display forms."""
+
+    board: int
+    game: str  # the command word: "accasta"
+    title: str  # "Accasta"
+    seat_names: tuple[str, str]
+    variant: str
+    options: Mapping[str, str]
+    white: str
+    black: str
+    status: str  # active | finished | cancelled
+    result: str | None
+    termination: str | None
+    state: GameState
+    moves: Sequence[MoveLine]
+    created_at: datetime
+    last_move_at: datetime | None
+    nag_days: int
+    forfeit_days: int
+    undo_request_by: str | None = None
+    cancel_request_by: str | None = None
+    subscribers: Sequence[str] = field(default_factory=tuple)
+
+    @property
+    def players(self) -> tuple[str, str]:
+        return (self.white, self.black)
+
+    @property
+    def to_move_name(self) -> str:
+        return self.players[self.state.to_move]
+
+    @property
+    def winner(self) -> int | None:
+        if self.result == "1-0":
+            return 0
+        if self.result == "0-1":
+            return 1
+        return None
+
+
+def fmt_time(t: datetime | None) -> str:
+    return "-" if t is None else t.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def wrap(text: str, indent: str = "", width: int = WIDTH) -> list[str]:
+    """Wrap each paragraph of ``text`` to ``width``, prefixing ``indent``."""
+    lines: list[str] = []
+    for para in text.splitlines() or [""]:
+        if not para.strip():
+            lines.append(indent.rstrip())
+            continue
+        lines.extend(
+            textwrap.wrap(
+                para,
+                width=width,
+                initial_indent=indent,
+                subsequent_indent=indent,
+                break_long_words=True,
+                break_on_hyphens=False,
+            )
+        )
+    return lines
+
+
+def subject_status(view: BoardView) -> str:
+    """``bob to move``, ``white wins``, ``cancelled``."""
+    if view.status == "cancelled":
+        return "cancelled"
+    winner = view.winner
+    if view.status == "finished" and winner is not None:
+        return f"{view.seat_names[winner].lower()} wins"
+    if view.status == "finished":
+        return "game over"
+    return f"{view.to_move_name} to move"
+
+
+def board_subject(view: BoardView, status: str | None = None) -> str:
+    return f"{view.title} Board {view.board} - {status or subject_status(view)}"
+
+
+def variant_line(view: BoardView) -> str:
+    opts = ", ".join(f"{k}={v}" for k, v in sorted(view.options.items()))
+    return f"Variant: {view.variant}" + (f" ({opts})" if opts else "")
+
+
+def move_list(moves: Sequence[MoveLine], width: int = WIDTH) -> list[str]:
+    """Turns in numbered rows, White's and Black's side by side.
+
+    ``1. a1:C+b2,HS-c1   g2:C+f2,H+f3``; the row number counts pairs of
+    turns (the ``#N`` of a move counts single turns and is shown apart).
+    """
+    rows: list[tuple[str, str]] = []
+    for m in moves:
+        if m.ply % 2 == 1:
+            rows.append((m.notation, ""))
+        elif rows and not rows[-1][1]:
+            rows[-1] = (rows[-1][0], m.notation)
+        else:  # a Black turn with no White turn before it in the list
+            rows.append(("...", m.notation))
+    if not rows:
+        return ["  (no moves yet)"]
+    number_width = len(str(len(rows))) + 1
+    left = max(len(w) for w, _ in rows)
+    out: list[str] = []
+    for i, (w, b) in enumerate(rows, start=1):
+        num = f"{i}.".rjust(number_width)
+        line = f"  {num} {w.ljust(left)}   {b}".rstrip()
+        if len(line) > width:
+            out.append(f"  {num} {w}")
+            out.append(f"  {' ' * number_width} {' ' * 3}{b}")
+        else:
+            out.append(line)
+    return out
+
+
+def _seat_label(view: BoardView, seat: int) -> str:
+    return f"{view.players[seat]} ({view.seat_names[seat]})"
+
+
+def _last_move(view: BoardView) -> list[str]:
+    if not view.moves:
+        return ["No moves yet."]
+    m = view.moves[-1]
+    seat = (m.ply - 1) % 2
+    lines = [f"Move {m.ply}, {_seat_label(view, seat)}: {m.notation}"]
+    if m.comment.strip():
+        lines.append(f"{view.players[seat]} writes:")
+        lines.extend(wrap(m.comment.strip(), indent="  > "))
+    return lines
+
+
+def _state_lines(view: BoardView) -> list[str]:
+    if view.status == "cancelled":
+        return ["This board was cancelled."]
+    winner = view.winner
+    if view.status == "finished" and winner is not None:
+        how = f" ({view.termination})" if view.termination else ""
+        return [f"{_seat_label(view, winner)} wins{how}. Result {view.result}."]
+    if view.status == "finished":
+        return ["The game is over."]
+    lines = [f"{_seat_label(view, view.state.to_move)} to move: move {view.state.ply + 1}."]
+    if view.undo_request_by:
+        lines.append(f"{view.undo_request_by} asks to take back the last move.")
+    if view.cancel_request_by:
+        lines.append(f"{view.cancel_request_by} asks to cancel this board.")
+    return lines
+
+
+def _how_to_reply(view: BoardView, recipient: str | None) -> list[str]:
+    g, b = view.game, view.board
+    if view.status != "active":
+        return wrap(f"History: {g} history {b}. Show the board: {g} show {b}.")
+    me = None
+    if recipient is not None:
+        for name in view.players:
+            if name.lower() == recipient.lower():
+                me = name
+    lines = ["How to reply:"]
+    if me is not None and me == view.to_move_name:
+        legal = view.state.legal_moves()
+        example = legal[0] if legal else "MOVE"
+        nxt = view.state.ply + 1
+        lines += [
+            "  Reply to this mail with just your move on the first line, e.g.",
+            f"    {example}",
+            "  or mail this command to the server (your password for PASSWORD):",
+            f"    {g} move {b} {me} PASSWORD {example}#{nxt}",
+            f"  '#{nxt}' makes sure the move is only played as move {nxt}.",
+            f"  Every legal move: {g} moves {b}",
+        ]
+    elif me is not None:
+        lines += [f"  Waiting for {view.to_move_name} to move."]
+    else:
+        lines += [f"  {view.to_move_name} is to move. Stop following: {g} unsubscribe {b} UID PW"]
+    if me is not None:
+        lines += wrap(
+            "By reply you can also send resign, undo, accept, reject, show, history, "
+            "moves, cancel, or chat followed by a message.",
+            indent="  ",
+        )
+    return lines
+
+
+def _timing(view: BoardView) -> list[str]:
+    lines = [f"Started:   {fmt_time(view.created_at)}", f"Last move: {fmt_time(view.last_move_at)}"]
+    if view.status == "active":
+        since = view.last_move_at or view.created_at
+        nag = since + timedelta(days=view.nag_days)
+        forfeit = since + timedelta(days=view.forfeit_days)
+        lines.append(f"Reminder:  {fmt_time(nag)} ({view.nag_days} days without a move)")
+        lines.append(f"Forfeit:   {fmt_time(forfeit)} ({view.forfeit_days} days without a move)")
+    return lines
+
+
+def render_board_mail(
+    view: BoardView, recipient: str | None = None, headline: str = ""
+) -> tuple[str, str]:
+    """The subject and body of a board mail for ``recipient`` (a userid, or None).
+
+    ``headline`` (e.g. ``alice resigned.``) opens the body. The player to
+    move is told the exact command that would play, with board and userid
+    filled in.
+    """
+    body: list[str] = []
+    if headline:
+        body += [*wrap(headline), ""]
+    body.append(
+        f"{view.title} Board {view.board}: {_seat_label(view, 0)} vs {_seat_label(view, 1)}"
+    )
+    body.extend(wrap(variant_line(view)))
+    body.append("")
+    body += _last_move(view)
+    body += _state_lines(view)
+    body += ["", "Moves:", *move_list(view.moves), ""]
+    body += view.state.diagram().rstrip("\n").splitlines()
+    body += ["", *_how_to_reply(view, recipient), "", *_timing(view)]
+    text = "\n".join(line.rstrip() for line in body) + "\n"
+    return board_subject(view), text
