@@ -6,6 +6,7 @@ import asyncio
 import email
 import email.policy
 import socket
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -16,8 +17,10 @@ from typing import Any, TypeVar
 
 import pytest
 from aiosmtpd.smtp import SMTP, Envelope, Session
+from click.testing import CliRunner
 
 from pbm import store
+from pbm.cli.outbox import outbox as outbox_cli
 from pbm.config import Config, from_mapping
 from pbm.mail.outbound import (
     MAX_LINE,
@@ -662,3 +665,78 @@ def test_run_forever_sends_when_woken_and_stops(db: Database) -> None:
 
     run(go())
     assert len(handler.received) == 2
+
+
+# --- pbm outbox list / retry -------------------------------------------------
+
+
+def write_config(tmp_path: Path) -> Path:
+    path = tmp_path / "pbm.toml"
+    url = f"sqlite:///{tmp_path / 'pbm.sqlite3'}"
+    path.write_text(f'[database]\nurl = "{url}"\n[mail]\naddress = "pbm@example.org"\n')
+    return path
+
+
+def test_cli_list_and_retry(db: Database, tmp_path: Path) -> None:
+    config = make_config()
+    failed, sent, pending = enqueue(
+        db, config, reply(1, subject="S" * 60), reply(2), reply(3, subject="waiting")
+    )
+    with db.transaction() as session:
+        store.outbox_failed(
+            session, failed, "550 5.1.1 <player1@example.net>: no such user", T0, None
+        )
+        store.outbox_sent(session, sent, T0)
+    runner = CliRunner()
+    obj = {"config_file": str(write_config(tmp_path))}
+
+    result = runner.invoke(outbox_cli, ["list"], obj=obj)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["ID", "STATUS", "ATTEMPTS", "TO", "SUBJECT", "LAST", "ERROR"]
+    assert len(lines) == 2
+    assert lines[1].split()[:5] == [str(pending), "pending", "0", "player3@example.net", "waiting"]
+
+    result = runner.invoke(outbox_cli, ["list", "--status", "all"], obj=obj)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert len(lines) == 4
+    # Aligned: every column starts at the same place on every line.
+    start = lines[0].index("SUBJECT")
+    assert all(line[start - 2 : start] == "  " for line in lines[1:])
+    assert lines[1][start:].startswith("S" * 37 + "...")
+    assert "550 5.1.1 <player1@example.net>: no such user" in lines[1]
+
+    result = runner.invoke(outbox_cli, ["retry"], obj=obj)
+    assert result.exit_code != 0 and "--all-failed" in result.output
+
+    result = runner.invoke(outbox_cli, ["retry", str(sent)], obj=obj)
+    assert result.exit_code == 1
+    assert f"outbox {sent}: not requeued: already sent" in result.output
+
+    result = runner.invoke(outbox_cli, ["retry", "--all-failed"], obj=obj)
+    assert result.exit_code == 0, result.output
+    assert f"requeued 1: {failed}" in result.output
+    assert row_of(db, failed).status == "pending"
+    assert row_of(db, failed).attempts == 0
+
+    result = runner.invoke(outbox_cli, ["list", "--status", "failed"], obj=obj)
+    assert result.output.strip() == "no failed mail in the outbox"
+
+
+def test_cli_without_a_database(tmp_path: Path) -> None:
+    obj = {"config_file": str(write_config(tmp_path))}
+    result = CliRunner().invoke(outbox_cli, ["list"], obj=obj)
+    assert result.exit_code == 1
+    assert "pbm init" in result.output
+    assert not (tmp_path / "pbm.sqlite3").exists()
+
+
+def test_cli_with_an_uninitialised_database(tmp_path: Path) -> None:
+    Database.open(f"sqlite:///{tmp_path / 'pbm.sqlite3'}").close()
+    with sqlite3.connect(tmp_path / "pbm.sqlite3") as conn:
+        conn.execute("CREATE TABLE unrelated (x)")
+    obj = {"config_file": str(write_config(tmp_path))}
+    result = CliRunner().invoke(outbox_cli, ["list"], obj=obj)
+    assert result.exit_code == 1
+    assert "no such table: outbox" in result.output and "pbm init" in result.output
