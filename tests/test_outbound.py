@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import email
 import email.policy
+import os
 import socket
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Iterator
-from contextlib import asynccontextmanager
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Iterator, Sequence
+from contextlib import ExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+import sqlalchemy as sa
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from click.testing import CliRunner
 
@@ -381,13 +384,47 @@ class Clock:
         self.now += timedelta(seconds=seconds)
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[Database]:
-    database = store.init_db(f"sqlite:///{tmp_path / 'pbm.sqlite3'}")
+POSTGRES_URL = os.environ.get("PBM_TEST_POSTGRES_URL", "")
+
+
+@contextmanager
+def scratch_postgres(server_url: str) -> Iterator[str]:
+    """A fresh, empty PostgreSQL database on the test server for the block; yields its URL."""
+    url = sa.engine.make_url(server_url).set(drivername="postgresql+psycopg")
+    name = f"pbm_test_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
     try:
-        yield database
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        yield url.set(database=name).render_as_string(hide_password=False)
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
-        database.close()
+        admin.dispose()
+
+
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param(
+            "postgresql",
+            marks=[
+                pytest.mark.postgres,
+                pytest.mark.skipif(not POSTGRES_URL, reason="PBM_TEST_POSTGRES_URL is not set"),
+            ],
+        ),
+    ]
+)
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    """A migrated database: a SQLite file in tmp_path, or a scratch PostgreSQL database."""
+    with ExitStack() as stack:
+        if request.param == "sqlite":
+            url = f"sqlite:///{tmp_path / 'pbm.sqlite3'}"
+        else:
+            url = stack.enter_context(scratch_postgres(POSTGRES_URL))
+        database = store.init_db(url)
+        stack.callback(database.close)
+        yield database
 
 
 def enqueue(db: Database, config: Config, *replies: Reply, now: datetime = T0) -> list[int]:
@@ -591,6 +628,54 @@ def test_claim_of_a_dead_sender_expires(db: Database) -> None:
     assert row_of(db, row_id).status == "sent"
 
 
+class SlowTransport:
+    """Delivers to a Maildir while the test clock moves on, as a slow relay would."""
+
+    def __init__(self, path: Path, clock: Clock, seconds: float) -> None:
+        self.inner = MaildirTransport(path)
+        self.clock = clock
+        self.seconds = seconds
+
+    async def send(self, msg: EmailMessage, recipients: Sequence[str]) -> None:
+        await self.inner.send(msg, recipients)
+        self.clock.advance(self.seconds)
+
+
+def test_rows_are_given_back_before_the_lease_runs_out(db: Database, tmp_path: Path) -> None:
+    config = make_config()
+    ids = enqueue(db, config, *(reply(n) for n in range(5)))
+    clock = Clock()
+    transport = SlowTransport(tmp_path / "box", clock, seconds=4 * 60)
+    sender = OutboxSender(db, config, transport, clock, lease=timedelta(minutes=10))
+    assert run(sender.run_once()) == 3  # sends at 0, 4 and 8 minutes; at 12 the lease is near
+    for row_id in ids[3:]:
+        row = row_of(db, row_id)
+        assert (row.status, row.attempts, row.claimed_by) == ("pending", 0, None)
+    assert run(sender.run_once()) == 2
+    assert len(list((tmp_path / "box" / "new").iterdir())) == 5
+
+
+class BrokenTransport:
+    """A transport with a bug in it."""
+
+    async def send(self, msg: EmailMessage, recipients: Sequence[str]) -> None:
+        raise RuntimeError("oops")
+
+
+def test_an_unexpected_error_counts_as_a_failed_attempt(db: Database) -> None:
+    config = make_config(max_attempts=2)
+    [row_id] = enqueue(db, config, reply())
+    clock = Clock()
+    sender = OutboxSender(db, config, BrokenTransport(), clock)
+    assert run(sender.run_once()) == 0
+    row = row_of(db, row_id)
+    assert (row.status, row.attempts) == ("pending", 1)
+    assert row.last_error is not None and "oops" in row.last_error
+    clock.advance(3600)
+    assert run(sender.run_once()) == 0
+    assert row_of(db, row_id).status == "failed"
+
+
 def test_retry_delay_doubles_and_is_capped() -> None:
     assert [retry_delay(n, 30).total_seconds() for n in range(1, 6)] == [30, 60, 120, 240, 480]
     assert retry_delay(8, 30) == timedelta(hours=1)
@@ -670,9 +755,11 @@ def test_run_forever_sends_when_woken_and_stops(db: Database) -> None:
 # --- pbm outbox list / retry -------------------------------------------------
 
 
-def write_config(tmp_path: Path) -> Path:
+def write_config(tmp_path: Path, db: Database | None = None) -> Path:
     path = tmp_path / "pbm.toml"
     url = f"sqlite:///{tmp_path / 'pbm.sqlite3'}"
+    if db is not None:
+        url = db.engine.url.render_as_string(hide_password=False)
     path.write_text(f'[database]\nurl = "{url}"\n[mail]\naddress = "pbm@example.org"\n')
     return path
 
@@ -688,7 +775,7 @@ def test_cli_list_and_retry(db: Database, tmp_path: Path) -> None:
         )
         store.outbox_sent(session, sent, T0)
     runner = CliRunner()
-    obj = {"config_file": str(write_config(tmp_path))}
+    obj = {"config_file": str(write_config(tmp_path, db))}
 
     result = runner.invoke(outbox_cli, ["list"], obj=obj)
     assert result.exit_code == 0, result.output
