@@ -5,12 +5,10 @@ from __future__ import annotations
 import asyncio
 import email
 import email.policy
-import os
 import socket
 import sqlite3
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Iterator, Sequence
-from contextlib import ExitStack, asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -18,7 +16,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-import sqlalchemy as sa
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from click.testing import CliRunner
 
@@ -382,49 +379,6 @@ class Clock:
 
     def advance(self, seconds: float) -> None:
         self.now += timedelta(seconds=seconds)
-
-
-POSTGRES_URL = os.environ.get("PBM_TEST_POSTGRES_URL", "")
-
-
-@contextmanager
-def scratch_postgres(server_url: str) -> Iterator[str]:
-    """A fresh, empty PostgreSQL database on the test server for the block; yields its URL."""
-    url = sa.engine.make_url(server_url).set(drivername="postgresql+psycopg")
-    name = f"pbm_test_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-        yield url.set(database=name).render_as_string(hide_password=False)
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        admin.dispose()
-
-
-@pytest.fixture(
-    params=[
-        "sqlite",
-        pytest.param(
-            "postgresql",
-            marks=[
-                pytest.mark.postgres,
-                pytest.mark.skipif(not POSTGRES_URL, reason="PBM_TEST_POSTGRES_URL is not set"),
-            ],
-        ),
-    ]
-)
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    """A migrated database: a SQLite file in tmp_path, or a scratch PostgreSQL database."""
-    with ExitStack() as stack:
-        if request.param == "sqlite":
-            url = f"sqlite:///{tmp_path / 'pbm.sqlite3'}"
-        else:
-            url = stack.enter_context(scratch_postgres(POSTGRES_URL))
-        database = store.init_db(url)
-        stack.callback(database.close)
-        yield database
 
 
 def enqueue(db: Database, config: Config, *replies: Reply, now: datetime = T0) -> list[int]:
