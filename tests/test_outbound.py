@@ -781,3 +781,46 @@ def test_cli_with_an_uninitialised_database(tmp_path: Path) -> None:
     result = CliRunner().invoke(outbox_cli, ["list"], obj=obj)
     assert result.exit_code == 1
     assert "no such table: outbox" in result.output and "pbm init" in result.output
+
+
+def test_next_due(db: Database) -> None:
+    config = make_config(retry_base_seconds=30)
+    clock = Clock()
+    sender = OutboxSender(db, config, MaildirTransport("/nonexistent/never-used"), clock)
+    assert sender.next_due(T0) is None
+    first, second = enqueue(db, config, reply(1), reply(2))
+    assert sender.next_due(T0) == T0
+    with db.transaction() as session:
+        store.outbox_failed(session, first, "451 later", T0, T0 + timedelta(seconds=30))
+        store.claim_outbox(session, "other", T0, lease=timedelta(minutes=5))  # holds the second
+    assert sender.next_due(T0) == T0 + timedelta(seconds=30)
+    with db.transaction() as session:
+        store.outbox_sent(session, second, T0)
+    assert sender.next_due(T0) == T0 + timedelta(seconds=30)
+
+
+class StoppingTransport:
+    """Delivers to a Maildir and asks the sender to stop after the first mail."""
+
+    def __init__(self, path: Path, stop: asyncio.Event) -> None:
+        self.inner = MaildirTransport(path)
+        self.stop = stop
+
+    async def send(self, msg: EmailMessage, recipients: Sequence[str]) -> None:
+        await self.inner.send(msg, recipients)
+        self.stop.set()
+
+
+def test_stop_ends_a_batch_and_gives_the_rest_back(db: Database, tmp_path: Path) -> None:
+    config = make_config()
+    ids = enqueue(db, config, *(reply(n) for n in range(3)))
+
+    async def go() -> None:
+        stop, wake = asyncio.Event(), asyncio.Event()
+        transport = StoppingTransport(tmp_path / "box", stop)
+        sender = OutboxSender(db, config, transport, Clock(), poll_seconds=3600)
+        await asyncio.wait_for(sender.run_forever(stop, wake), timeout=10)
+
+    run(go())
+    assert [row_of(db, i).status for i in ids] == ["sent", "pending", "pending"]
+    assert all(row_of(db, i).claimed_by is None for i in ids)

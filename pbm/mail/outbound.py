@@ -317,6 +317,7 @@ class OutboxSender:
         self.lease = lease
         self.poll_seconds = poll_seconds
         self.worker = worker or _worker_name()
+        self._stop: asyncio.Event | None = None  # run_forever's, so a batch can end early
 
     # -- database work (blocking; called through asyncio.to_thread) --
 
@@ -354,29 +355,22 @@ class OutboxSender:
                     row.claimed_by = None
                     row.claimed_until = None
 
-    def _next_due(self, now: datetime) -> datetime | None:
-        """When the earliest pending row not claimed by a live lease is due."""
+    def next_due(self, now: datetime) -> datetime | None:
+        """When the earliest pending row that no live lease holds is due (blocking)."""
+        due_at = sa.func.coalesce(col(OutboxMessage.next_attempt_at), col(OutboxMessage.created_at))
+        stmt = sa.select(sa.func.min(due_at)).where(
+            col(OutboxMessage.status) == "pending",
+            sa.or_(
+                col(OutboxMessage.claimed_until).is_(None),
+                col(OutboxMessage.claimed_until) < now,
+            ),
+        )
         with self.db.transaction() as session:
-            stmt = sa.select(sa.func.min(col(OutboxMessage.next_attempt_at))).where(
-                col(OutboxMessage.status) == "pending",
-                sa.or_(
-                    col(OutboxMessage.claimed_until).is_(None),
-                    col(OutboxMessage.claimed_until) < now,
-                ),
-            )
             due = session.execute(stmt).scalar()
-            if due is None:
-                unscheduled = session.execute(
-                    sa.select(sa.func.count())
-                    .select_from(OutboxMessage)
-                    .where(
-                        col(OutboxMessage.status) == "pending",
-                        col(OutboxMessage.next_attempt_at).is_(None),
-                    )
-                ).scalar()
-                return now if unscheduled else None
-            assert isinstance(due, datetime)
-            return _utc(due)
+        if due is None:
+            return None
+        assert isinstance(due, datetime)
+        return _utc(due)
 
     # -- the loop --
 
@@ -387,8 +381,11 @@ class OutboxSender:
         for index, row in enumerate(rows):
             assert row.id is not None
             now = self.clock()
-            if row.claimed_until is not None and now > _utc(row.claimed_until) - LEASE_MARGIN:
-                # The lease is nearly up: another sender may take these now.
+            nearly_up = row.claimed_until is not None and (
+                now > _utc(row.claimed_until) - LEASE_MARGIN
+            )
+            if nearly_up or (self._stop is not None and self._stop.is_set()):
+                # Shutting down, or the lease is nearly up: another sender may take these now.
                 await asyncio.to_thread(self._release, [r.id for r in rows[index:] if r.id])
                 break
             error: DeliveryError | None = None
@@ -419,13 +416,14 @@ class OutboxSender:
         Between rounds it sleeps until the next row is due, at most
         ``poll_seconds`` (other processes add rows without waking us).
         """
+        self._stop = stop
         while not stop.is_set():
             wake.clear()
             delay = self.poll_seconds
             try:
                 await self.run_once()
                 now = self.clock()
-                due = await asyncio.to_thread(self._next_due, now)
+                due = await asyncio.to_thread(self.next_due, now)
                 if due is not None:
                     delay = min(max((due - now).total_seconds(), 0.0), self.poll_seconds)
             except Exception:
