@@ -50,7 +50,7 @@ def token_address(server_address: str, secret: str, board: int, userid: str) -> 
 
 
 _TOKEN_LOCAL = re.compile(
-    r"^(?P<base>[^+]+)\+(?P<board>\d+)\.(?P<userid>[^.]+)\.(?P<token>[0-9a-z]+)$"
+    r"^(?P<base>[^+]+)\+(?P<board>[0-9]{1,9})\.(?P<userid>[^.]+)\.(?P<token>[0-9a-z]+)$"
 )
 
 
