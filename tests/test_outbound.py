@@ -347,6 +347,13 @@ def test_maildir_transport_one_file_per_mail(tmp_path: Path) -> None:
     assert ids == {"<0@example.org>", "<1@example.org>", "<2@example.org>"}
 
 
+def test_maildir_transport_into_an_existing_empty_folder(tmp_path: Path) -> None:
+    box = tmp_path / "outbox"
+    box.mkdir()
+    run(MaildirTransport(box).send(build_message(Row(), make_config()), ["bob@example.net"]))
+    assert len(list((box / "new").iterdir())) == 1
+
+
 def test_transport_from_config(tmp_path: Path) -> None:
     maildir = transport_from_config(make_config(maildir=str(tmp_path / "box")))
     assert isinstance(maildir, MaildirTransport)

@@ -157,6 +157,14 @@ class Transport(Protocol):
     async def send(self, msg: EmailMessage, recipients: Sequence[str]) -> None: ...
 
 
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 class MaildirTransport:
     """One file per mail in a Maildir (its ``new/``), for a local MDA or a person to read."""
 
@@ -165,8 +173,17 @@ class MaildirTransport:
 
     def _deliver(self, data: bytes) -> None:
         # Maildir.add writes into tmp/ and renames into new/: readers never see half a mail.
-        box = mailbox.Maildir(self.path, factory=None, create=True)
-        box.add(data)
+        # Maildir(create=True) makes tmp/new/cur only when the folder itself is new.
+        for sub in ("tmp", "new", "cur"):
+            (self.path / sub).mkdir(parents=True, exist_ok=True)
+        box = mailbox.Maildir(self.path, factory=None)
+        key = box.add(data)
+        # The row is marked sent next: make sure the mail is on disk first.
+        # (A plain message lands in new/ under its key; mailbox does not fsync.)
+        delivered = self.path / "new" / key
+        if delivered.exists():
+            _fsync(delivered)
+            _fsync(delivered.parent)
 
     async def send(self, msg: EmailMessage, recipients: Sequence[str]) -> None:
         # Files on disk use the local line end, not SMTP's CRLF.
