@@ -831,3 +831,14 @@ def test_stop_ends_a_batch_and_gives_the_rest_back(db: Database, tmp_path: Path)
     run(go())
     assert [row_of(db, i).status for i in ids] == ["sent", "pending", "pending"]
     assert all(row_of(db, i).claimed_by is None for i in ids)
+
+
+def test_a_row_that_makes_no_message_fails_at_once(db: Database, tmp_path: Path) -> None:
+    config = make_config(maildir=str(tmp_path / "box"))
+    [bad, good] = enqueue(db, config, reply(1, subject="two\nlines"), reply(2))
+    sender = OutboxSender(db, config, transport_from_config(config), Clock())
+    assert run(sender.run_once()) == 1
+    row = row_of(db, bad)
+    assert (row.status, row.attempts) == ("failed", 1)
+    assert row.last_error is not None and "cannot make a message" in row.last_error
+    assert row_of(db, good).status == "sent"

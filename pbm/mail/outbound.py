@@ -407,12 +407,17 @@ class OutboxSender:
                 break
             error: DeliveryError | None = None
             try:
-                await self.transport.send(build_message(row, self.config), [row.to_addr])
-            except DeliveryError as exc:
-                error = exc
-            except Exception as exc:  # a bug, not the mail: count it, so it cannot loop forever
-                log.exception("outbox %s: unexpected error while sending", row.id)
-                error = TemporaryFailure(f"unexpected error: {exc!r}")
+                msg = build_message(row, self.config)
+            except (ValueError, TypeError) as exc:  # e.g. a line break in a header value
+                error = PermanentFailure(f"cannot make a message of this row: {exc}")
+            else:
+                try:
+                    await self.transport.send(msg, [row.to_addr])
+                except DeliveryError as exc:
+                    error = exc
+                except Exception as exc:  # a bug, not the mail: count it, so it cannot loop
+                    log.exception("outbox %s: unexpected error while sending", row.id)
+                    error = TemporaryFailure(f"unexpected error: {exc!r}")
             status = await asyncio.to_thread(self._record, row.id, error, self.clock())
             if error is None:
                 sent += 1
