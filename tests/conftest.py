@@ -1,0 +1,165 @@
+"""Shared fixtures: a real database (SQLite file or PostgreSQL), config, clock.
+
+The ``db_url`` fixture (and everything built on it) runs once on a SQLite
+file in ``tmp_path`` and once on PostgreSQL. For PostgreSQL a fresh
+database ``pbm_test_<random>`` is created for the test session on the
+server of ``PBM_TEST_POSTGRES_URL`` (default: root on 127.0.0.1, database
+``test``, trust auth) and its tables are emptied before each test. An
+unreachable server makes those tests fail: they are never skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+from pbm import store
+from pbm.config import Config, DatabaseConfig, MailConfig
+
+POSTGRES_URL = os.environ.get(
+    "PBM_TEST_POSTGRES_URL", "postgresql+psycopg://root@127.0.0.1:5432/test"
+)
+
+# Fast password hashing in tests; hashes record their own cost, so the
+# production constant is untouched for anything stored outside tests.
+store.SCRYPT_N = 2**4
+
+T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+
+
+@dataclass
+class Clock:
+    """A clock the test moves by hand."""
+
+    now: datetime = field(default=T0)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kw: float) -> None:
+        self.now += timedelta(**kw)
+
+
+def _admin_url() -> sa.URL:
+    url = make_url(POSTGRES_URL)
+    if url.drivername in ("postgresql", "postgres"):
+        url = url.set(drivername="postgresql+psycopg")
+    return url
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A fresh PostgreSQL database for this test session, migrated to head."""
+    admin = sa.create_engine(_admin_url(), isolation_level="AUTOCOMMIT")
+    name = f"pbm_test_{secrets.token_hex(6)}"
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        # Durability is not under test here; waiting for fsync only slows the suite.
+        conn.exec_driver_sql(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
+    url = _admin_url().set(database=name).render_as_string(hide_password=False)
+    try:
+        store.init_db(url).close()
+        yield url
+    finally:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()
+
+
+# Children before parents. DELETE is ~30 times faster than TRUNCATE on tables this small.
+_EMPTY_ORDER = (
+    "moves",
+    "subscriptions",
+    "ratings",
+    "games",
+    "players",
+    "inbox",
+    "outbox",
+    "processed_messages",
+)
+_SERIALS = (
+    ("games", "board"),
+    ("moves", "id"),
+    ("subscriptions", "id"),
+    ("ratings", "id"),
+    ("inbox", "id"),
+    ("outbox", "id"),
+)
+
+
+def _truncate(url: str) -> None:
+    """Empty every table and restart the numbering (board 1 again)."""
+    assert set(_EMPTY_ORDER) == set(store.ALL_TABLES)
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    try:
+        with engine.begin() as conn:
+            for table in _EMPTY_ORDER:
+                conn.exec_driver_sql(f"DELETE FROM {table}")
+            for table, column in _SERIALS:
+                conn.exec_driver_sql(
+                    f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), 1, false)"
+                )
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated once; each test gets a copy (migrating takes ~0.3 s)."""
+    path = tmp_path_factory.mktemp("template") / "pbm.sqlite3"
+    store.init_db(f"sqlite:///{path}").close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # all of it in the file we copy
+    conn.close()
+    return path
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of an empty, migrated database (SQLite file or PostgreSQL)."""
+    if request.param == "sqlite":
+        path = tmp_path / "pbm.sqlite3"
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
+        return f"sqlite:///{path}"
+    url = str(request.getfixturevalue("postgres_url"))
+    _truncate(url)
+    return url
+
+
+@pytest.fixture
+def db(db_url: str) -> Iterator[store.Database]:
+    database = store.Database.open(db_url)
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def config(db_url: str) -> Config:
+    return Config(
+        database=DatabaseConfig(url=db_url),
+        mail=MailConfig(address="pbm@example.org", secret="test-secret"),
+    )
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def postgres_db(postgres_url: str) -> Iterator[store.Database]:
+    """An emptied PostgreSQL database, for tests about PostgreSQL only."""
+    _truncate(postgres_url)
+    database = store.Database.open(postgres_url)
+    yield database
+    database.close()
