@@ -156,6 +156,50 @@ class PlayerInfo:
     created_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class BoardSummary:
+    """One line of a board list. Names are display forms; ``to_move`` None when over."""
+
+    board: int
+    game: str
+    variant: str
+    white: str
+    black: str
+    status: str
+    result: str | None
+    termination: str | None
+    ply: int
+    to_move: str | None
+    created_at: datetime
+    last_move_at: datetime | None
+
+
+COMMANDS_HELP = """\
+Commands (G is a game name such as accasta, B a board number, UID your
+userid, PW your password; words are case-insensitive):
+
+  signup UID PW [EMAIL]           a new account (EMAIL: the sender)
+  password UID PW NEWPW           change your password
+  address UID PW EMAIL            change your address
+  help [G]                        this text, or the rules of G
+  games UID                       your active boards
+  G challenge UID1 UID2 [--variant=V] [--nagtime=D] [--forfeittime=D]
+                                  a new board; UID1 moves first
+  G move B UID PW MOVE[#N]        play MOVE (only as move N with #N)
+  G show B / G history B          the board / the moves with comments
+  G moves B                       every legal move
+  G resign B UID PW               give up
+  G undo B UID PW                 ask to take back your last move;
+                                  the opponent sends accept or reject
+  G cancel B UID PW               cancel (at once before any move)
+  G chat B UID PW                 send the mail's text to the board
+  G subscribe B UID PW            follow a board (unsubscribe: stop)
+  G games [UID]                   active boards of G
+
+The easiest way to move: reply to the board mail with just your move.
+"""
+
+
 # ---------------------------------------------------------------- the service
 
 
@@ -194,14 +238,15 @@ class Service:
         except IntegrityError:
             # A concurrent transaction got there first: the same mail
             # delivered twice, or a move for the same board and move number.
-            if message_id and self._is_processed(message_id):
+            if message_id and self.message_seen(message_id):
                 raise AlreadyProcessed(f"The mail {message_id} was already acted on.") from None
             raise BoardChanged(
                 "Another command changed the same data at the same moment; nothing was done. "
                 "Look at the board and send your command again."
             ) from None
 
-    def _is_processed(self, message_id: str) -> bool:
+    def message_seen(self, message_id: str) -> bool:
+        """Whether a mail with this Message-ID was already acted on."""
         with self.db.transaction() as s:
             return s.get(ProcessedMessage, message_id) is not None
 
@@ -870,24 +915,12 @@ class Service:
         if game is not None:
             self._rules(game)
         with self._unit(message_id) as (s, now):
-            stmt = select(Game).where(Game.status == "active").order_by(col(Game.board))
-            if game is not None:
-                stmt = stmt.where(Game.game == game.lower())
-            if userid is not None:
-                player = self._player(s, userid)
-                stmt = stmt.where(
-                    (col(Game.white) == player.userid) | (col(Game.black) == player.userid)
-                )
-            rows = s.exec(stmt).all()
-            names = self._displays(s, [u for g in rows for u in (g.white, g.black)])
-            lines = []
-            for g in rows:
-                to_move = g.player_at(self._rules(g.game).load(g.position).to_move)
-                lines.append(
-                    f"Board {g.board:>5}  {g.game} {g.variant:<8}  "
-                    f"{names[g.white]} - {names[g.black]}  move {g.ply + 1}, "
-                    f"{names[to_move]} to move"
-                )
+            boards = self._summaries(s, "active", userid, game)
+            lines = [
+                f"Board {b.board:>5}  {b.game} {b.variant:<8}  {b.white} - {b.black}  "
+                f"move {b.ply + 1}, {b.to_move} to move"
+                for b in boards
+            ]
             if not lines:
                 lines = ["No active boards."]
             who = f" of {self._name(s, userid.lower())}" if userid else ""
@@ -992,6 +1025,23 @@ class Service:
             )
             return self._send(s, now, replies, sender, message_id)
 
+    def help(
+        self,
+        game: str | None = None,
+        *,
+        sender: str | None = None,
+        message_id: str | None = None,
+    ) -> list[Reply]:
+        """The commands, or the rules and notation of ``game``."""
+        if game is None:
+            subject, body = "pbm - help", COMMANDS_HELP
+        else:
+            rules = self._rules(game)
+            subject, body = f"{rules.title} - help", rules.help_text()
+        with self._unit(message_id) as (s, now):
+            replies = [Reply(to=sender or "", subject=subject, body=body)]
+            return self._send(s, now, replies, sender, message_id)
+
     # -- errors
 
     def report_error(
@@ -1040,6 +1090,61 @@ class Service:
             if game is None:
                 raise UnknownBoard(f"There is no board {board}.")
             return self._view(s, game)
+
+    def board_players(self, board: int) -> tuple[str, str]:
+        """The userids (lower-case keys) of White and Black."""
+        with self.db.transaction() as s:
+            game = s.get(Game, board)
+            if game is None:
+                raise UnknownBoard(f"There is no board {board}.")
+            return game.white, game.black
+
+    def list_boards(
+        self,
+        status: str | None = "active",
+        userid: str | None = None,
+        game: str | None = None,
+    ) -> list[BoardSummary]:
+        """Boards by number; ``status`` None or ``all`` for every status."""
+        with self.db.transaction() as s:
+            return self._summaries(s, status, userid, game)
+
+    def _summaries(
+        self, s: Session, status: str | None, userid: str | None, game: str | None
+    ) -> list[BoardSummary]:
+        stmt = select(Game).order_by(col(Game.board))
+        if status not in (None, "all"):
+            stmt = stmt.where(Game.status == status)
+        if game is not None:
+            stmt = stmt.where(Game.game == self._rules(game).name)
+        if userid is not None:
+            uid = self._player(s, userid).userid
+            stmt = stmt.where((col(Game.white) == uid) | (col(Game.black) == uid))
+        rows = s.exec(stmt).all()
+        names = self._displays(s, [u for g in rows for u in (g.white, g.black)])
+        out = []
+        for g in rows:
+            to_move = None
+            if g.status == "active":
+                to_move = names[g.player_at(self._rules(g.game).load(g.position).to_move)]
+            assert g.board is not None
+            out.append(
+                BoardSummary(
+                    board=g.board,
+                    game=g.game,
+                    variant=g.variant,
+                    white=names[g.white],
+                    black=names[g.black],
+                    status=g.status,
+                    result=g.result,
+                    termination=g.termination,
+                    ply=g.ply,
+                    to_move=to_move,
+                    created_at=g.created_at,
+                    last_move_at=g.last_move_at,
+                )
+            )
+        return out
 
     def player(self, userid: str) -> PlayerInfo:
         with self.db.transaction() as s:

@@ -347,6 +347,15 @@ def init_db(config_or_url: Config | str | URL) -> Database:
     return db
 
 
+def head_revision() -> str:
+    """The newest schema revision the shipped migrations know."""
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory(str(MIGRATIONS_PATH)).get_current_head()
+    assert head is not None
+    return head
+
+
 def current_revision(db: Database) -> str | None:
     """The schema revision the database is at (None before the first migration)."""
     from alembic.runtime.migration import MigrationContext

@@ -547,3 +547,33 @@ def test_board_view_and_player_queries(svc: Service, board: int) -> None:
         svc.board_view(board + 1)
     with pytest.raises(UnknownPlayer):
         svc.player("zed")
+
+
+def test_help_and_rules(db: Database, svc: Service) -> None:
+    (general,) = svc.help(sender="x@y.org", message_id="<h@x>")
+    assert "challenge" in general.body and general.in_reply_to == "<h@x>"
+    assert all(len(line) <= 78 for line in general.body.splitlines())
+    (rules,) = svc.help("ACCASTA", sender="x@y.org")
+    assert rules.body == ACCASTA.help_text() and rules.subject == "Accasta - help"
+    refused(db, BadRequest, lambda: svc.help("chess", sender="x@y.org"))
+    assert svc.message_seen("<h@x>") and not svc.message_seen("<other@x>")
+
+
+def test_list_boards_for_the_cli(svc: Service, board: int) -> None:
+    other = svc.challenge("accasta", "carol", "bob", admin=True)[0].board
+    assert other is not None
+    play(svc, board, "alice")
+    svc.resign(other, "bob", PW)
+    active = svc.list_boards()
+    assert [(b.board, b.white, b.black, b.to_move, b.ply) for b in active] == [
+        (board, "Alice", "bob", "bob", 1)
+    ]
+    everything = svc.list_boards(status="all", userid="BOB")
+    assert [(b.board, b.status, b.result, b.to_move) for b in everything] == [
+        (board, "active", None, "bob"),
+        (other, "finished", "1-0", None),
+    ]
+    assert [b.board for b in svc.list_boards(status="finished", game="accasta")] == [other]
+    assert svc.board_players(other) == ("carol", "bob")
+    with pytest.raises(UnknownBoard):
+        svc.board_players(other + 1)

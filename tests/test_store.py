@@ -386,3 +386,7 @@ def test_postgres_claims_skip_rows_another_worker_holds(postgres_db: Database) -
         with db.transaction() as s2:  # a second connection, while s1 is open
             b = {r.id for r in store.claim_inbox(s2, "w2", T0, limit=4)}
     assert len(a) == 2 and len(b) == 2 and not a & b
+
+
+def test_head_revision_is_what_init_db_reaches(db: Database) -> None:
+    assert store.head_revision() == store.current_revision(db) == "0001"
