@@ -866,7 +866,10 @@ class Service:
             if not view.moves:
                 lines.append("No moves yet.")
             for m in view.moves:
-                lines.append(f"{m.ply:>4}. {m.userid:<20} {m.notation:<24} {m.at:%Y-%m-%d %H:%M}")
+                line = f"{m.ply:>4}. {m.userid:<20} {m.notation:<24} {m.at:%Y-%m-%d %H:%M}"
+                if len(line) > 78:  # a long turn: the time goes on its own line
+                    line = f"{m.ply:>4}. {m.userid:<20} {m.notation}\n        {m.at:%Y-%m-%d %H:%M}"
+                lines.append(line)
                 if m.comment.strip():
                     lines.extend(wrap(m.comment.strip(), indent="        > "))
             body = "\n".join(line.rstrip() for line in lines) + "\n"
