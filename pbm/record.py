@@ -17,7 +17,7 @@ from pbm.games import GameState, IllegalMove, Outcome
 
 _TAG = re.compile(r'^\s*\[\s*(\w+)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*$')
 _NUMBER = re.compile(r"^(\d+)\.(\.\.)?$")
-_NUMBER_PREFIX = re.compile(r"^(\d+)\.(\.\.)?(?=\S)")
+_NUMBER_PREFIX = re.compile(r"^(\d+)\.(\.\.)?(?=[^\s.])")
 _MOVE = re.compile(r"^[a-gA-G][1-7]")
 _RESULT_TOKEN = {"1-0": 0, "0-1": 1}
 _WHITE_WORDS = ("white", "weiß", "weiss", "bianco")
@@ -144,13 +144,13 @@ def parse_record(text: str) -> Record:
             if nm:
                 number, dots = int(nm.group(1)), bool(nm.group(2))
                 expected = ply // 2 + 1
-                if number != expected or (dots and ply % 2 == 0 and moves):
-                    if not (dots and ply % 2 == 1 and number == expected):
-                        raise RecordError(
-                            f"move number {number}{'...' if dots else '.'} found where "
-                            f"move {expected} {'White' if ply % 2 == 0 else 'Black'} was due"
-                        )
-                if token is raw_number or token == raw_number:
+                if number != expected:
+                    side = "White" if ply % 2 == 0 else "Black"
+                    raise RecordError(
+                        f"move number {number}{'...' if dots else '.'} found where "
+                        f"move {expected} {side} was due"
+                    )
+                if token == raw_number:
                     continue
             if token in ("...", "…"):
                 continue

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from pbm.cli import rules
+from pbm.cli import admin, outbox, rules, serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -26,3 +26,6 @@ def main(ctx: click.Context, config_file: str | None) -> None:
 
 
 main.add_command(rules.rules)
+main.add_command(serve.serve)
+main.add_command(outbox.outbox)
+admin.register(main)

@@ -51,6 +51,13 @@ def _mark(target: str, mover: int) -> str:
     return "+" if colour_of(target[-1]) == mover else "x"
 
 
+def _pieces_text(pos: Position, k: int, moving: str, mover: int) -> str:
+    """Pari: the count, omitted when 1; standard: the pieces from the top down."""
+    if pos.pari:
+        return str(k) if k > 1 else ""
+    return _relative(moving[::-1], mover)
+
+
 def turn_to_text(pos: Position, turn: Turn, *, short: bool = False) -> str:
     """The turn in canonical long notation, or in the short form with no punctuation."""
     board = list(pos.board)
@@ -62,10 +69,7 @@ def turn_to_text(pos: Position, turn: Turn, *, short: bool = False) -> str:
         s = board[origin]
         moving = s[-k:]
         target = board[t]
-        if pos.pari:
-            pieces = str(k) if k > 1 else ""
-        else:
-            pieces = _relative(moving[::-1], mover)
+        pieces = _pieces_text(pos, k, moving, mover)
         mark = "" if short else _mark(target, mover)
         parts.append(f"{pieces}{mark}{CELLS[t]}")
         board[t] = target + moving
@@ -110,9 +114,8 @@ def _parses(text: str, pari: bool) -> Iterator[_Parse]:
         if not s:
             yield ()
             return
-        if not first:
-            if s.startswith(","):
-                s = s[1:]
+        if not first and s.startswith(","):
+            s = s[1:]
         pm = pieces_re.match(s)
         longest = pm.end() if pm else 0
         # Longest run of piece letters first; shorter ones when a cell letter
@@ -280,8 +283,7 @@ def _resolve(pos: Position, parse: _Parse) -> Turn:
         board[t] = target + moving
         board[origin] = rest
         turn += (k, t)
-        pieces = str(k) if pos.pari else _relative(moving[::-1], mover)
-        previous = f"{pieces}{actual}{sub.target}"
+        previous = f"{_pieces_text(pos, k, moving, mover)}{actual}{sub.target}"
     result = tuple(turn)
     if result not in pos.legal_turns():  # a guard: the checks above mirror the generator
         raise IllegalMove(f"{turn_to_text(pos, result)} is not a legal move here")

@@ -1,0 +1,5 @@
+"""``python -m pbm``: the same as the ``pbm`` command."""
+
+from pbm.cli import main
+
+main()

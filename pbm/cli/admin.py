@@ -1,0 +1,300 @@
+"""The admin commands: ``pbm init``, ``db``, ``player``, ``game``, ``archive``.
+
+A thin layer over ``pbm.service``: whatever these change is mailed to the
+players like any other change (the replies go to the outbox).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+from pbm import archive as archive_mod
+from pbm import config as config_mod
+from pbm import service as svc
+from pbm import store
+from pbm.boardmail import render_board_mail
+from pbm.cli.serve import load_config
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """An aligned plain-text table."""
+    cells = [[str(h) for h in headers], *[[str(v) for v in r] for r in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in cells]
+    return "\n".join(lines)
+
+
+@contextmanager
+def open_service(ctx: click.Context) -> Iterator[svc.Service]:
+    """The service over the configured database; a clear error if there is none yet."""
+    cfg = load_config(ctx)
+    db = store.Database.open(cfg)
+    try:
+        if store.current_revision(db) is None:
+            raise click.ClickException(
+                f"no pbm database at {cfg.database_url}: run `pbm init` first"
+            )
+        yield svc.Service(db, cfg)
+    except svc.ServiceError as exc:
+        raise click.ClickException(exc.message) from None
+    finally:
+        db.close()
+
+
+def _parse_options(values: Sequence[str]) -> dict[str, str]:
+    opts = {}
+    for v in values:
+        key, sep, val = v.partition("=")
+        if not sep or not key or not val:
+            raise click.BadParameter(f"{v!r}: write KEY=VALUE, e.g. castle_win=next_turn")
+        opts[key.strip()] = val.strip()
+    return opts
+
+
+# ---------------------------------------------------------------- init, db
+
+
+@click.command()
+@click.option("--address", default=None, help="The server's mail address (mail.address).")
+@click.pass_context
+def init(ctx: click.Context, address: str | None) -> None:
+    """Create the config file (if there is none) and the database."""
+    path = config_mod.config_path((ctx.obj or {}).get("config_file"))
+    if path.exists():
+        click.echo(f"config: {path} (kept)")
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = config_mod.default_file_text(config_mod.new_secret(), address or "pbm@localhost")
+        path.write_text(text, encoding="utf-8")
+        click.echo(f"config: {path} (new, with a fresh mail.secret)")
+    cfg = load_config(ctx)
+    db = store.init_db(cfg)
+    db.close()
+    click.echo(f"database: {cfg.database_url} (at revision {store.head_revision()})")
+
+
+@click.group()
+def db() -> None:
+    """The database schema."""
+
+
+@db.command()
+@click.pass_context
+def upgrade(ctx: click.Context) -> None:
+    """Migrate an existing database to the newest schema."""
+    cfg = load_config(ctx)
+    store.upgrade(cfg)
+    click.echo(f"database: {cfg.database_url} (at revision {store.head_revision()})")
+
+
+# ---------------------------------------------------------------- players
+
+
+@click.group()
+def player() -> None:
+    """Player accounts."""
+
+
+@player.command("add")
+@click.argument("userid")
+@click.argument("email")
+@click.option("--name", default="", help="The player's full name.")
+@click.option(
+    "--password",
+    prompt=True,
+    hide_input=True,
+    confirmation_prompt=True,
+    help="The password (asked for if not given).",
+)
+@click.pass_context
+def player_add(ctx: click.Context, userid: str, email: str, name: str, password: str) -> None:
+    """Add a player; the welcome mail goes to EMAIL."""
+    with open_service(ctx) as service:
+        service.signup(userid, password, email, full_name=name)
+        click.echo(f"player {userid} added")
+
+
+@player.command("list")
+@click.pass_context
+def player_list(ctx: click.Context) -> None:
+    """Every player."""
+    with open_service(ctx) as service:
+        rows = [
+            (p.display, p.email, p.full_name, f"{p.created_at:%Y-%m-%d}") for p in service.players()
+        ]
+        click.echo(table(("userid", "email", "name", "since"), rows))
+
+
+# ---------------------------------------------------------------- games
+
+
+@click.group()
+def game() -> None:
+    """Boards: create, list, show, move, cancel."""
+
+
+@game.command("create")
+@click.argument("game_name", metavar="GAME")
+@click.argument("white", metavar="UID1")
+@click.argument("black", metavar="UID2")
+@click.option("--variant", default=None, help="standard (default) or pari.")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="A game option.")
+@click.option("--nag", type=click.IntRange(min=1), default=None, help="Reminder after DAYS.")
+@click.option("--forfeit", type=click.IntRange(min=1), default=None, help="Forfeit after DAYS.")
+@click.pass_context
+def game_create(
+    ctx: click.Context,
+    game_name: str,
+    white: str,
+    black: str,
+    variant: str | None,
+    options: tuple[str, ...],
+    nag: int | None,
+    forfeit: int | None,
+) -> None:
+    """Start a board; UID1 plays White and moves first. Prints the board number."""
+    with open_service(ctx) as service:
+        replies = service.challenge(
+            game_name,
+            white,
+            black,
+            admin=True,
+            variant=variant,
+            options=_parse_options(options),
+            nag_days=nag,
+            forfeit_days=forfeit,
+        )
+        click.echo(replies[0].board)
+
+
+@game.command("list")
+@click.option(
+    "--status",
+    type=click.Choice(["active", "finished", "cancelled", "all"]),
+    default="active",
+    show_default=True,
+)
+@click.option("--player", "userid", default=None, help="Only boards of this player.")
+@click.option("--game", "game_name", default=None, help="Only boards of this game.")
+@click.pass_context
+def game_list(ctx: click.Context, status: str, userid: str | None, game_name: str | None) -> None:
+    """Boards as a table: board, game, variant, players, to move, ply, last move."""
+    with open_service(ctx) as service:
+        rows = [
+            (
+                b.board,
+                b.game,
+                b.variant,
+                f"{b.white}-{b.black}",
+                b.to_move or f"{b.status} {b.result or ''}".strip(),
+                b.ply,
+                f"{b.last_move_at:%Y-%m-%d %H:%M}" if b.last_move_at else "-",
+            )
+            for b in service.list_boards(status=status, userid=userid, game=game_name)
+        ]
+        click.echo(
+            table(("board", "game", "variant", "players", "to move", "ply", "last move"), rows)
+        )
+
+
+@game.command("show")
+@click.argument("board", type=int)
+@click.pass_context
+def game_show(ctx: click.Context, board: int) -> None:
+    """The diagram and the move list of BOARD."""
+    with open_service(ctx) as service:
+        subject, body = render_board_mail(service.board_view(board))
+        click.echo(subject)
+        click.echo()
+        click.echo(body, nl=False)
+
+
+@game.command("move")
+@click.argument("board", type=int)
+@click.argument("userid")
+@click.argument("move")
+@click.option("--comment", default="", help="A comment shown with the move.")
+@click.pass_context
+def game_move(ctx: click.Context, board: int, userid: str, move: str, comment: str) -> None:
+    """Play MOVE for UID on BOARD (for repairs); MOVE may be `resign`."""
+    with open_service(ctx) as service:
+        if move.lower() == "resign":
+            service.resign(board, userid, svc.ADMIN, comment=comment)
+        else:
+            service.move(board, userid, svc.ADMIN, move, comment=comment)
+        view = service.board_view(board)
+        last = view.moves[-1].notation if view.moves else ""
+        click.echo(f"board {board}: {last or move} played; {_state_line(view)}")
+
+
+def _state_line(view: object) -> str:
+    from pbm.boardmail import BoardView
+
+    assert isinstance(view, BoardView)
+    if view.status == "active":
+        return f"{view.to_move_name} to move"
+    return f"{view.status} {view.result or ''} {view.termination or ''}".strip()
+
+
+@game.command("cancel")
+@click.argument("board", type=int)
+@click.pass_context
+def game_cancel(ctx: click.Context, board: int) -> None:
+    """Cancel BOARD (the players are told)."""
+    with open_service(ctx) as service:
+        view = service.board_view(board)
+        white_id = service.board_players(board)[0]
+        service.cancel(board, white_id, svc.ADMIN)
+        click.echo(f"board {board} ({view.white}-{view.black}) cancelled")
+
+
+# ---------------------------------------------------------------- archive
+
+
+def _date(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(value).replace(tzinfo=UTC)
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: write a date as YYYY-MM-DD") from None
+
+
+@click.command()
+@click.option(
+    "--out", "out_dir", type=click.Path(file_okay=False), default="archive", show_default=True
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--since", default=None, metavar="DATE", help="Only games that ended on or after.")
+@click.pass_context
+def archive(ctx: click.Context, out_dir: str, fmt: str, since: str | None) -> None:
+    """Write every finished game not yet archived as a record file."""
+    cfg = load_config(ctx)
+    db_ = store.Database.open(cfg)
+    try:
+        boards = archive_mod.pending_boards(db_, _date(since))
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        with click.progressbar(
+            boards, label="archiving", file=sys.stderr if sys.stderr.isatty() else None
+        ) as bar:
+            for board in bar:
+                written.append(archive_mod.archive_board(db_, board, out, fmt, store.utc_now()))
+        for a in written:
+            click.echo(str(a.path))
+        click.echo(f"{len(written)} game(s) archived in {out}", err=True)
+    finally:
+        db_.close()
+
+
+def register(main: click.Group) -> None:
+    """Add the admin commands to the ``pbm`` group."""
+    for cmd in (init, db, player, game, archive):
+        main.add_command(cmd)

@@ -1,0 +1,206 @@
+"""``pbm serve``: the SMTP listener, the inbox worker and the outbox sender on one loop.
+
+The listener (aiosmtpd on ``loop.create_server``) accepts mail only for the
+server's address and its reply-token addresses, commits each message to the
+inbox before it answers 250, and answers 451 if it cannot. The inbox worker
+and the outbox sender run beside it; database work runs in threads so the
+loop never blocks on it. SIGTERM and Ctrl-C stop everything cleanly; a restart
+carries on with whatever the inbox and outbox still hold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import socket
+import ssl
+from collections.abc import Callable
+from datetime import datetime
+from email.parser import BytesHeaderParser
+from email.policy import default as default_policy
+
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+from pbm import store
+from pbm.config import Config
+from pbm.mail import status
+from pbm.replies import parse_token_address
+
+log = logging.getLogger("pbm.server")
+
+
+def _message_id(raw: bytes) -> str | None:
+    try:
+        headers = BytesHeaderParser(policy=default_policy).parsebytes(raw)
+        mid = headers.get("Message-ID")
+        return str(mid).strip() or None if mid is not None else None
+    except Exception:  # a broken header section: the worker will deal with it
+        return None
+
+
+def accepts(address: str, config: Config) -> bool:
+    """Whether the listener takes mail for ``address``: ours or a reply-token address."""
+    addr = address.strip().strip("<>")
+    if addr.lower() == config.mail.address.lower():
+        return True
+    return parse_token_address(addr, config.mail.address) is not None
+
+
+class InboxHandler:
+    """The aiosmtpd handler: RCPT policy and DATA into the inbox."""
+
+    def __init__(
+        self,
+        db: store.Database,
+        config: Config,
+        wake: asyncio.Event,
+        clock: Callable[[], datetime] = store.utc_now,
+    ) -> None:
+        self.db = db
+        self.config = config
+        self.wake = wake
+        self.clock = clock
+
+    async def handle_RCPT(
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        address: str,
+        rcpt_options: list[str],
+    ) -> str:
+        if not accepts(address, self.config):
+            log.info("refused RCPT %s from %s", address, session.peer)
+            return status.NO_SUCH_USER.format(address=address)
+        envelope.rcpt_tos.append(address)
+        return status.OK_RCPT
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        raw = envelope.original_content or b""
+        if not envelope.rcpt_tos:
+            return status.NO_RECIPIENTS
+        try:
+            row_id = await asyncio.to_thread(
+                self._store, raw, envelope.mail_from or "", list(envelope.rcpt_tos)
+            )
+        except Exception:
+            log.exception("could not commit a message to the inbox; answered 451")
+            return status.TRY_AGAIN
+        self.wake.set()
+        return status.OK_QUEUED.format(id=row_id)
+
+    def _store(self, raw: bytes, mail_from: str, rcpt_tos: list[str]) -> int:
+        with self.db.transaction() as s:
+            row = store.add_inbox(s, raw, mail_from, rcpt_tos, _message_id(raw), self.clock())
+            assert row.id is not None
+            return row.id
+
+    async def handle_exception(self, error: Exception) -> str:
+        # aiosmtpd would answer "500 Error: (Exception) text": never a 5xx for our
+        # own fault, and never our internals on the wire.
+        log.error("SMTP handler error", exc_info=error)
+        return status.TRY_AGAIN
+
+
+def tls_context(config: Config) -> ssl.SSLContext | None:
+    """A server TLS context for STARTTLS when a certificate and key are configured."""
+    if not (config.smtp.tls_cert and config.smtp.tls_key):
+        return None
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.load_cert_chain(
+        str(config.base_dir / config.smtp.tls_cert), str(config.base_dir / config.smtp.tls_key)
+    )
+    return ctx
+
+
+def smtp_factory(handler: InboxHandler, config: Config) -> Callable[[], SMTP]:
+    """The protocol factory for ``loop.create_server``."""
+    ctx = tls_context(config)
+    hostname = config.smtp.hostname or socket.getfqdn()
+
+    def make() -> SMTP:
+        return SMTP(
+            handler,
+            data_size_limit=config.smtp.max_message_bytes,  # 552 when exceeded
+            enable_SMTPUTF8=True,  # RFC 6531
+            decode_data=False,  # keep the bytes; 8BITMIME is advertised (RFC 6152)
+            hostname=hostname,
+            ident="pbm ESMTP",
+            tls_context=ctx,
+            require_starttls=False,
+        )
+
+    return make
+
+
+class Server:
+    """The running pieces of ``pbm serve``; ``run()`` until ``stop()``."""
+
+    def __init__(self, config: Config, db: store.Database | None = None) -> None:
+        self.config = config
+        self.db = db or store.Database.open(config)
+        self.stopping = asyncio.Event()
+        self.inbox_wake = asyncio.Event()
+        self.outbox_wake = asyncio.Event()
+        self.worker_id = f"{socket.gethostname()}:{os.getpid()}"
+        self._smtp: asyncio.Server | None = None
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """Where the listener is bound (the real port when 0 was configured)."""
+        assert self._smtp is not None
+        sock = self._smtp.sockets[0].getsockname()
+        return sock[0], sock[1]
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        handler = InboxHandler(self.db, self.config, self.inbox_wake)
+        host, port = self.config.listen_host_port
+        self._smtp = await loop.create_server(smtp_factory(handler, self.config), host, port)
+        log.info("listening for SMTP on %s:%d", *self.address)
+
+    async def run(self) -> None:
+        """Serve until ``stop()`` (or SIGTERM/SIGINT when installed)."""
+        from pbm.mail.outbound import OutboxSender, transport_from_config
+        from pbm.mail.worker import InboxWorker
+
+        if self._smtp is None:
+            await self.start()
+        worker = InboxWorker(self.db, self.config, self.worker_id, self.outbox_wake)
+        sender = OutboxSender(self.db, self.config, transport_from_config(self.config))
+        tasks = [
+            asyncio.create_task(worker.run_forever(self.stopping, self.inbox_wake), name="inbox"),
+            asyncio.create_task(sender.run_forever(self.stopping, self.outbox_wake), name="outbox"),
+        ]
+        try:
+            await self.stopping.wait()
+        finally:
+            assert self._smtp is not None
+            self._smtp.close()
+            await self._smtp.wait_closed()
+            self.inbox_wake.set()
+            self.outbox_wake.set()
+            done, pending = await asyncio.wait(tasks, timeout=10)
+            for t in pending:
+                t.cancel()
+            for t in done:
+                if not t.cancelled() and t.exception() is not None:
+                    log.error("task %s failed", t.get_name(), exc_info=t.exception())
+            log.info("stopped")
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+
+async def serve(config: Config) -> None:
+    """Run the server until SIGTERM or SIGINT."""
+    server = Server(config)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, server.stop)
+    await server.start()
+    host, port = server.address
+    print(f"pbm serve: SMTP on {host}:{port}, mail for {config.mail.address}", flush=True)
+    await server.run()

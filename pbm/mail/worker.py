@@ -1,0 +1,250 @@
+"""The inbox worker: received mail flows through small named steps, then is marked done.
+
+Each step takes the worker and the mail being processed and either lets it go
+on or settles its fate (``mail.outcome``): ``parse`` -> ``screen`` (robots,
+bounces and lists get no answer) -> ``dedupe`` (a Message-ID already acted on)
+-> ``run_commands`` (subject, body or reply mode, through the service layer).
+Every change, and every reply, happens in a service transaction; the inbox
+row is marked last, so a crash in between only means the mail is looked at
+again, and the service's Message-ID record keeps it from acting twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+from sqlmodel import col, select
+
+from pbm import commands, games, store
+from pbm import service as svc
+from pbm.config import Config
+from pbm.mail import dispatch
+from pbm.mail.inbound import Inbound, command_candidates, read_message
+from pbm.replies import Reply
+
+log = logging.getLogger("pbm.worker")
+
+POLL_SECONDS = 1.0  # look for mail other instances accepted, even when not woken
+
+
+@dataclass
+class Mail:
+    """One inbox row on its way through the steps."""
+
+    row_id: int
+    raw: bytes
+    mail_from: str
+    rcpt: list[str]
+    inbound: Inbound | None = None
+    outcome: str | None = None  # None: go on; else the inbox status: done / ignored / failed
+    note: str = ""
+    replies: list[Reply] = field(default_factory=list)
+
+    def settle(self, outcome: str, note: str) -> None:
+        self.outcome, self.note = outcome, note
+
+
+Step = Callable[["InboxWorker", Mail], None]
+
+
+def parse(worker: InboxWorker, mail: Mail) -> None:
+    """Decode the message (never raises: garbage comes back with an ignore reason)."""
+    mail.inbound = read_message(
+        mail.raw,
+        mail_from=mail.mail_from,
+        rcpt_tos=mail.rcpt,
+        server_address=worker.config.mail.address,
+    )
+
+
+def screen(worker: InboxWorker, mail: Mail) -> None:
+    """Never answer robots: auto-replies, bounces, list mail, ourselves (RFC 3834 §2)."""
+    assert mail.inbound is not None
+    if mail.inbound.ignore_reason:
+        log.info("inbox %d ignored: %s", mail.row_id, mail.inbound.ignore_reason)
+        mail.settle("ignored", mail.inbound.ignore_reason)
+
+
+def dedupe(worker: InboxWorker, mail: Mail) -> None:
+    """A Message-ID already acted on is not acted on again (redelivery, a second copy)."""
+    assert mail.inbound is not None
+    mid = mail.inbound.message_id
+    if mid and worker.service.message_seen(mid):
+        log.info("inbox %d ignored: %s was already processed", mail.row_id, mid)
+        mail.settle("ignored", f"duplicate of {mid}")
+
+
+def run_commands(worker: InboxWorker, mail: Mail) -> None:
+    """Find the commands (reply, subject or body mode) and carry each out."""
+    inbound = mail.inbound
+    assert inbound is not None
+    names = games.names()
+    mid = inbound.message_id or None
+    sender = inbound.sender
+    token = inbound.token
+    reply_mode = token is not None
+
+    def is_command(line: str) -> bool:
+        return commands.parse_command(line, names) is not None
+
+    lines, comment = command_candidates(inbound, reply_mode=reply_mode, is_command=is_command)
+    if token is not None and not token.is_valid(worker.config.mail.secret):
+        worker.error(sender, svc.WrongPassword("This reply address is not valid."), "", mid)
+        mail.settle("done", "wrong reply token")
+        return
+    if not lines:
+        if reply_mode:
+            worker.error(
+                sender,
+                "Your reply had no command. Write your move (or resign, show, history, "
+                "moves, undo, accept, reject, chat) on the first line.",
+                "",
+                mid,
+            )
+            mail.settle("done", "empty reply")
+            return
+        attempted = [
+            why
+            for ln in inbound.new_text.splitlines()
+            if (why := commands.explain(ln.strip(), names))
+        ]
+        if attempted:
+            worker.error(sender, attempted[0], "", mid)
+            mail.settle("done", "malformed command")
+        else:
+            mail.replies += worker.service.help(None, sender=sender, message_id=mid)
+            mail.settle("done", "no command: sent help")
+        return
+    done = 0
+    for i, line in enumerate(lines):
+        key = mid if (mid is None or len(lines) == 1) else f"{mid}#{i + 1}"
+        cmd: commands.Command | None
+        if token is not None:
+            rc = commands.parse_reply_command(line)
+            try:
+                game = worker.service.board_view(token.board).game
+            except svc.ServiceError as exc:
+                worker.error(sender, exc, line, key, board=token.board)
+                continue
+            cmd = rc.bind(game, token.board, token.userid) if rc is not None else None
+            why = commands.explain_reply(line)
+        else:
+            cmd = commands.parse_command(line, names)
+            why = commands.explain(line, names)
+        if cmd is None:
+            worker.error(
+                sender,
+                why or f"{line!r} is not a command. Send 'help' for the commands.",
+                line,
+                key,
+                board=token.board if token else None,
+            )
+            continue
+        ctx = dispatch.Context(sender, key, comment, token.token if token else None)
+        try:
+            mail.replies += dispatch.run(worker.service, cmd, ctx)
+            done += 1
+        except svc.AlreadyProcessed:
+            log.info("inbox %d: command %d was already carried out", mail.row_id, i + 1)
+        except svc.ServiceError as exc:
+            board = getattr(cmd, "board", None)
+            worker.error(sender, exc, line, key, board=board)
+    mail.settle("done", f"{done} of {len(lines)} command(s) carried out")
+
+
+STEPS: tuple[Step, ...] = (parse, screen, dedupe, run_commands)
+
+
+class InboxWorker:
+    """Takes inbox rows and runs them through ``STEPS``."""
+
+    def __init__(
+        self,
+        db: store.Database,
+        config: Config,
+        worker_id: str,
+        outbox_wake: asyncio.Event | None = None,
+        clock: Callable[[], datetime] = store.utc_now,
+    ) -> None:
+        self.db = db
+        self.config = config
+        self.worker_id = worker_id
+        self.outbox_wake = outbox_wake
+        self.clock = clock
+        self.service = svc.Service(db, config, clock)
+
+    def error(
+        self,
+        to: str,
+        error: svc.ServiceError | str,
+        command: str,
+        message_id: str | None,
+        board: int | None = None,
+    ) -> None:
+        """Answer a refused command, at most ``limits.error_replies_per_hour`` per sender."""
+        limit = self.config.limits.error_replies_per_hour
+        if self._recent_errors(to) >= limit:
+            log.warning("not answering %s: %d error replies in the last hour", to, limit)
+            return
+        self.service.report_error(to, error, command=command, board=board, message_id=message_id)
+
+    def _recent_errors(self, to: str) -> int:
+        since = self.clock() - timedelta(hours=1)
+        with self.db.transaction() as s:
+            n = s.exec(
+                select(sa.func.count())
+                .select_from(store.OutboxMessage)
+                .where(
+                    sa.func.lower(store.OutboxMessage.to_addr) == to.lower(),
+                    col(store.OutboxMessage.is_error).is_(True),
+                    col(store.OutboxMessage.created_at) >= since,
+                )
+            ).one()
+            return int(n)
+
+    def process(self, row_id: int, raw: bytes, mail_from: str, rcpt: list[str]) -> Mail:
+        """Run one mail through the steps and mark its inbox row."""
+        mail = Mail(row_id, raw, mail_from, rcpt)
+        try:
+            for step in STEPS:
+                step(self, mail)
+                if mail.outcome is not None:
+                    break
+        except Exception as exc:  # a broken mail must never stop the worker
+            log.exception("inbox %d failed", row_id)
+            mail.settle("failed", f"{type(exc).__name__}: {exc}")
+        with self.db.transaction() as s:
+            store.finish_inbox(s, row_id, mail.outcome or "done", self.clock(), mail.note[:500])
+        return mail
+
+    def run_once(self, limit: int = 20) -> int:
+        """Process up to ``limit`` waiting mails; returns how many."""
+        with self.db.transaction() as s:
+            rows = store.claim_inbox(s, self.worker_id, self.clock(), limit=limit)
+            batch = [(r.id, r.raw, r.mail_from, r.rcpt_to.split("\n")) for r in rows]
+        for row_id, raw, mail_from, rcpt in batch:
+            assert row_id is not None
+            self.process(row_id, raw, mail_from, rcpt)
+        return len(batch)
+
+    async def run_forever(self, stop: asyncio.Event, wake: asyncio.Event) -> None:
+        """Drain the inbox whenever woken (and every ``POLL_SECONDS``) until ``stop``."""
+        while not stop.is_set():
+            wake.clear()
+            try:
+                n = await asyncio.to_thread(self.run_once)
+            except Exception:
+                log.exception("inbox worker: database trouble; trying again")
+                n = 0
+            if n:
+                if self.outbox_wake is not None:
+                    self.outbox_wake.set()
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), POLL_SECONDS)

@@ -1,0 +1,273 @@
+"""End-to-end harness: a real ``pbm serve`` process, a real SMTP sink, real SMTP clients.
+
+``PbmServer`` writes a config into a temporary folder, runs ``pbm init`` and
+``pbm serve`` as subprocesses, and learns the listening port from the
+server's first line. ``Sink`` is an aiosmtpd server the test starts: the
+relay the server delivers its replies to. Waiting is for events (a mail
+arriving), polled with a deadline; nothing sleeps to let time pass.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email
+import os
+import queue
+import re
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from email.policy import default as default_policy
+from email.utils import make_msgid
+from pathlib import Path
+from typing import Any
+
+from aiosmtpd.controller import Controller
+
+SERVER_ADDRESS = "pbm@pbm.test"
+WAIT = 30.0  # seconds: a deadline for things that should happen at once
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class _SinkHandler:
+    def __init__(self, inbox: queue.Queue[EmailMessage], fail: list[str]) -> None:
+        self.inbox = inbox
+        self.fail = fail
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        if self.fail:
+            return self.fail[0]
+        msg = email.message_from_bytes(envelope.original_content, policy=default_policy)
+        assert isinstance(msg, EmailMessage)
+        for rcpt in envelope.rcpt_tos:
+            del msg["X-Envelope-To"]
+            msg["X-Envelope-To"] = rcpt
+            self.inbox.put(msg)
+        return "250 OK"
+
+
+@dataclass
+class Sink:
+    """The relay pbm delivers to: collects every mail; can be told to refuse (451)."""
+
+    port: int = field(default_factory=free_port)
+    inbox: queue.Queue[EmailMessage] = field(default_factory=queue.Queue)
+    fail: list[str] = field(default_factory=list)
+    kept: list[EmailMessage] = field(default_factory=list)
+    controller: Controller | None = None
+
+    def start(self) -> None:
+        self.controller = Controller(
+            _SinkHandler(self.inbox, self.fail),
+            hostname="127.0.0.1",
+            port=self.port,
+            decode_data=False,
+        )
+        self.controller.start()
+
+    def stop(self) -> None:
+        if self.controller is not None:
+            self.controller.stop()
+            self.controller = None
+
+    def wait_for(
+        self, to: str, subject: str | re.Pattern[str] = "", timeout: float = WAIT
+    ) -> EmailMessage:
+        """The first mail to ``to`` whose subject contains ``subject`` (or matches it)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for i, msg in enumerate(self.kept):
+                if _matches(msg, to, subject):
+                    return self.kept.pop(i)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                got = [(m["X-Envelope-To"], m["Subject"]) for m in self.kept]
+                raise AssertionError(f"no mail to {to} about {subject!r}; have {got}")
+            with contextlib.suppress(queue.Empty):
+                self.kept.append(self.inbox.get(timeout=min(left, 0.5)))
+
+    def drain(self) -> list[EmailMessage]:
+        """Everything received so far (and not yet taken)."""
+        while True:
+            try:
+                self.kept.append(self.inbox.get_nowait())
+            except queue.Empty:
+                break
+        out, self.kept = self.kept, []
+        return out
+
+
+def _matches(msg: EmailMessage, to: str, subject: str | re.Pattern[str]) -> bool:
+    if str(msg["X-Envelope-To"]).lower() != to.lower():
+        return False
+    subj = str(msg["Subject"] or "")
+    if isinstance(subject, re.Pattern):
+        return subject.search(subj) is not None
+    return subject in subj
+
+
+def body_of(msg: EmailMessage) -> str:
+    part = msg.get_body(("plain",))
+    assert part is not None
+    content: str = part.get_content()  # type: ignore[attr-defined]
+    return content
+
+
+@dataclass
+class PbmServer:
+    """A ``pbm serve`` process with its own config, data folder and database."""
+
+    root: Path
+    database_url: str = ""
+    sink_port: int | None = None
+    transport: str = "smtp"
+    extra_env: dict[str, str] = field(default_factory=dict)
+    proc: subprocess.Popen[str] | None = None
+    port: int | None = None
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / "pbm.toml"
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            {
+                "PBM_CONFIG": str(self.config_path),
+                "PBM_MAIL_ADDRESS": SERVER_ADDRESS,
+                "PBM_DATABASE_URL": self.database_url,
+                "PBM_SMTP_LISTEN": "127.0.0.1:0",
+                "PBM_OUTBOUND_TRANSPORT": self.transport,
+                "PBM_OUTBOUND_SMTP_HOST": "127.0.0.1",
+                "PBM_OUTBOUND_SMTP_PORT": str(self.sink_port or 1),
+                "PBM_OUTBOUND_RETRY_BASE_SECONDS": "0.2",
+                "PBM_SERVER_LOG_LEVEL": "INFO",
+                # Cheap password hashing keeps the suite fast; it is still scrypt.
+                "PBM_TEST_SCRYPT_N": "16",
+            }
+        )
+        env.update(self.extra_env)
+        return env
+
+    def pbm(self, *args: str, input: str | None = None, check: bool = True) -> str:
+        """Run a ``pbm`` CLI command against this server's config; its stdout."""
+        res = subprocess.run(
+            [sys.executable, "-m", "pbm", *args],
+            env=self.env(),
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=self.root,
+        )
+        if check and res.returncode != 0:
+            raise AssertionError(f"pbm {' '.join(args)} failed: {res.stderr}{res.stdout}")
+        return res.stdout
+
+    def start(self) -> None:
+        if not self.config_path.exists():
+            self.pbm("init")
+        log = open(self.root / "serve.log", "a")  # noqa: SIM115 - closed with the process
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "pbm", "serve"],
+            env=self.env(),
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            cwd=self.root,
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        m = re.search(r"SMTP on [\d.]+:(\d+)", line)
+        if m is None:
+            self.stop()
+            raise AssertionError(f"pbm serve did not start: {line!r}\n{self.log()}")
+        self.port = int(m.group(1))
+
+    def log(self) -> str:
+        p = self.root / "serve.log"
+        return p.read_text() if p.exists() else ""
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        assert self.proc is not None
+        self.proc.send_signal(sig)
+        try:
+            code = self.proc.wait(timeout=30)
+        finally:
+            if self.proc.stdout:
+                self.proc.stdout.close()
+        self.proc = None
+        return code
+
+    def kill(self) -> None:
+        self.stop(signal.SIGKILL)
+
+    # -- talking to it as a mail client
+
+    def smtp(self) -> smtplib.SMTP:
+        assert self.port is not None
+        return smtplib.SMTP("127.0.0.1", self.port, timeout=WAIT)
+
+    def send(
+        self,
+        sender: str,
+        subject: str = "",
+        body: str = "",
+        *,
+        to: str = SERVER_ADDRESS,
+        headers: dict[str, str] | None = None,
+        message_id: str | None = None,
+    ) -> str:
+        """Send a plain-text mail; returns its Message-ID."""
+        msg = EmailMessage()
+        msg["From"] = sender
+        msg["To"] = to
+        msg["Subject"] = subject
+        msg["Message-ID"] = message_id or make_msgid(domain="client.test")
+        for k, v in (headers or {}).items():
+            msg[k] = v
+        msg.set_content(body or "\n")
+        self.send_message(msg, sender, to)
+        return str(msg["Message-ID"])
+
+    def send_message(self, msg: EmailMessage | bytes, mail_from: str, to: str) -> None:
+        with self.smtp() as s:
+            if isinstance(msg, bytes):
+                s.sendmail(mail_from, [to], msg)
+            else:
+                s.send_message(msg, mail_from, [to])
+
+
+def reply_to(msg: EmailMessage) -> str:
+    """The Reply-To address of a board mail."""
+    value = str(msg["Reply-To"] or "")
+    m = re.search(r"[^<\s]+@[^>\s]+", value)
+    assert m is not None, f"no Reply-To in {msg['Subject']}"
+    return m.group(0)
+
+
+def board_number(msg: EmailMessage) -> int:
+    m = re.search(r"Board (\d+)", str(msg["Subject"]))
+    assert m is not None, msg["Subject"]
+    return int(m.group(1))
+
+
+def until(predicate: Callable[[], bool], timeout: float = WAIT) -> None:
+    """Poll ``predicate`` until it holds (an event, not a delay)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.05)
