@@ -31,6 +31,7 @@ class ServerConfig:
     data_dir: str = "data"
     log_level: str = "INFO"
     tick_seconds: int = 60
+    process_inbox: bool = True
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
+from sqlmodel import col, select
 
 from pbm import store
 from pbm.config import Config
@@ -135,6 +136,58 @@ def smtp_factory(handler: InboxHandler, config: Config) -> Callable[[], SMTP]:
     return make
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def release_dead_claims(db: store.Database) -> int:
+    """Give back inbox and outbox rows claimed by a process of this host that has died.
+
+    A server killed mid-batch leaves its claims behind; other instances take
+    them over once the claim is stale, but a restarted server should carry on
+    at once. Claims are named ``HOST:PID...``; only this host's dead PIDs are
+    released, so live instances (on any host) keep theirs.
+    """
+    host = socket.gethostname()
+
+    def dead(claimed_by: str | None) -> bool:
+        pid = (claimed_by or "").split(":")[1:2]
+        return bool(pid) and pid[0].isdigit() and not _alive(int(pid[0]))
+
+    released = 0
+    with db.transaction() as s:
+        mine = f"{host}:"
+        inbox = s.exec(
+            select(store.InboxMessage).where(
+                store.InboxMessage.status == "new",
+                col(store.InboxMessage.claimed_by).startswith(mine),
+            )
+        ).all()
+        for row in inbox:
+            if dead(row.claimed_by):
+                row.claimed_by, row.claimed_at = None, None
+                released += 1
+        outbox = s.exec(
+            select(store.OutboxMessage).where(
+                store.OutboxMessage.status == "pending",
+                col(store.OutboxMessage.claimed_by).startswith(mine),
+            )
+        ).all()
+        for orow in outbox:
+            if dead(orow.claimed_by):
+                orow.claimed_by, orow.claimed_until = None, None
+                released += 1
+    if released:
+        log.info("took back %d message(s) claimed by a stopped server", released)
+    return released
+
+
 class Server:
     """The running pieces of ``pbm serve``; ``run()`` until ``stop()``."""
 
@@ -168,12 +221,22 @@ class Server:
 
         if self._smtp is None:
             await self.start()
-        worker = InboxWorker(self.db, self.config, self.worker_id, self.outbox_wake)
-        sender = OutboxSender(self.db, self.config, transport_from_config(self.config))
+        await asyncio.to_thread(release_dead_claims, self.db)
+        sender = OutboxSender(
+            self.db, self.config, transport_from_config(self.config), worker=self.worker_id
+        )
         tasks = [
-            asyncio.create_task(worker.run_forever(self.stopping, self.inbox_wake), name="inbox"),
             asyncio.create_task(sender.run_forever(self.stopping, self.outbox_wake), name="outbox"),
         ]
+        if self.config.server.process_inbox:
+            worker = InboxWorker(self.db, self.config, self.worker_id, self.outbox_wake)
+            tasks.append(
+                asyncio.create_task(
+                    worker.run_forever(self.stopping, self.inbox_wake), name="inbox"
+                )
+            )
+        else:
+            log.warning("server.process_inbox is false: mail is kept but not acted on")
         try:
             await self.stopping.wait()
         finally:
