@@ -91,13 +91,21 @@ class Player(SQLModel, table=True):
     full_name: str = ""
     password_hash: str
     created_at: datetime = _utc_column()
+    # Unused since 0002: vacations are rows of ``vacations`` (kept for the schema).
     vacation_until: datetime | None = _utc_column(nullable=True)
     vacation_days_used: int = 0
     vacation_year: int | None = None
 
 
 class Game(SQLModel, table=True):
-    """One board. ``position`` is ``GameState.dump()``: loading never replays moves."""
+    """One board. ``position`` is ``GameState.dump()``: loading never replays moves.
+
+    ``clock_since`` is when the player to move got the move (creation, the
+    last move, an accepted undo): his clock runs from there, minus the stops
+    (``pbm.clock``). ``last_nag_at`` is the last reminder of that clock.
+    The ``*_rating_*`` columns hold the Elo ratings before and after the game,
+    once a finished game has been rated.
+    """
 
     __tablename__ = "games"
 
@@ -121,6 +129,11 @@ class Game(SQLModel, table=True):
     archived_at: datetime | None = _utc_column(nullable=True)
     undo_request_by: str | None = None
     cancel_request_by: str | None = None
+    clock_since: datetime | None = _utc_column(nullable=True)
+    white_rating_before: int | None = None
+    white_rating_after: int | None = None
+    black_rating_before: int | None = None
+    black_rating_after: int | None = None
 
     def seat_of(self, userid: str) -> int | None:
         """0 for White, 1 for Black, None for someone else."""
@@ -171,7 +184,7 @@ class Subscription(SQLModel, table=True):
 
 
 class Rating(SQLModel, table=True):
-    """A player's rating in one game and variant (filled in later)."""
+    """A player's Elo rating in one game and variant (whole numbers; ``pbm.ratings``)."""
 
     __tablename__ = "ratings"
     __table_args__ = (
@@ -184,6 +197,47 @@ class Rating(SQLModel, table=True):
     userid: str = Field(foreign_key="players.userid")
     rating: float = 1500.0
     games_played: int = 0
+
+
+class QueuedMove(SQLModel, table=True):
+    """A move a player queued for his next turn, maybe only if the opponent plays ``if_move``.
+
+    Rows of one player on one board are alternatives, tried in ``id`` order
+    when the opponent moves; then all of them are gone.
+    """
+
+    __tablename__ = "queued_moves"
+
+    id: int | None = Field(default=None, primary_key=True)
+    board: int = Field(foreign_key="games.board", index=True)
+    userid: str = Field(foreign_key="players.userid")
+    move_text: str
+    if_move: str | None = None
+    created_at: datetime = _utc_column()
+
+
+class Vacation(SQLModel, table=True):
+    """A player's vacation: his clocks stand still from ``starts_at`` to ``ends_at``.
+
+    Cutting a vacation short (``vacation UID PW off``) moves ``ends_at`` to then.
+    """
+
+    __tablename__ = "vacations"
+
+    id: int | None = Field(default=None, primary_key=True)
+    userid: str = Field(foreign_key="players.userid", index=True)
+    starts_at: datetime = _utc_column()
+    ends_at: datetime = _utc_column()
+
+
+class ClockPause(SQLModel, table=True):
+    """A site-wide stop of every clock (``pbm clock pause``); open while ``ended_at`` is None."""
+
+    __tablename__ = "clock_pauses"
+
+    id: int | None = Field(default=None, primary_key=True)
+    started_at: datetime = _utc_column()
+    ended_at: datetime | None = _utc_column(nullable=True)
 
 
 class InboxMessage(SQLModel, table=True):
@@ -634,6 +688,9 @@ ALL_TABLES: tuple[str, ...] = (
     "moves",
     "subscriptions",
     "ratings",
+    "queued_moves",
+    "vacations",
+    "clock_pauses",
     "inbox",
     "outbox",
     "processed_messages",
