@@ -3,7 +3,10 @@
 Layout (COMMANDS.md, "Replies"): subject ``Accasta Board 12 - bob to move``;
 body with the players and variant, the last move and its comment, whose
 turn, the move list in numbered columns, the diagram, how to reply, and
-the timing. Every line fits in 78 characters (the diagram is the game's).
+the timing (the next reminder and the forfeit date as the service computed
+them, with vacations and site pauses taken into account) and, on a rated
+final board, each player's rating change. Every line fits in 78 characters
+(the diagram is the game's).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from pbm.games import GameState
 
@@ -27,6 +30,16 @@ class MoveLine:
     notation: str
     comment: str
     at: datetime
+    queued: bool = False  # played from the player's queue
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """One player's rating before and after a rated game."""
+
+    name: str
+    before: int
+    after: int
 
 
 @dataclass(frozen=True)
@@ -53,6 +66,10 @@ class BoardView:
     undo_request_by: str | None = None
     cancel_request_by: str | None = None
     subscribers: Sequence[str] = field(default_factory=tuple)
+    next_nag_at: datetime | None = None  # the next reminder (None: no more before forfeit)
+    forfeit_at: datetime | None = None
+    clock_notes: Sequence[str] = field(default_factory=tuple)  # vacations, site pause
+    rating_changes: Sequence[RatingChange] = field(default_factory=tuple)
 
     @property
     def players(self) -> tuple[str, str]:
@@ -155,7 +172,8 @@ def _last_move(view: BoardView) -> list[str]:
         return ["No moves yet."]
     m = view.moves[-1]
     seat = (m.ply - 1) % 2
-    lines = [f"Move {m.ply}, {_seat_label(view, seat)}: {m.notation}"]
+    queued = " (queued)" if m.queued else ""
+    lines = [f"Move {m.ply}, {_seat_label(view, seat)}: {m.notation}{queued}"]
     if m.comment.strip():
         lines.append(f"{view.players[seat]} writes:")
         lines.extend(wrap(m.comment.strip(), indent="  > "))
@@ -168,7 +186,8 @@ def _state_lines(view: BoardView) -> list[str]:
     winner = view.winner
     if view.status == "finished" and winner is not None:
         how = f" ({view.termination})" if view.termination else ""
-        return [f"{_seat_label(view, winner)} wins{how}. Result {view.result}."]
+        lines = [f"{_seat_label(view, winner)} wins{how}. Result {view.result}."]
+        return lines + _rating_lines(view)
     if view.status == "finished":
         return ["The game is over."]
     lines = [f"{_seat_label(view, view.state.to_move)} to move: move {view.state.ply + 1}."]
@@ -177,6 +196,15 @@ def _state_lines(view: BoardView) -> list[str]:
     if view.cancel_request_by:
         lines.append(f"{view.cancel_request_by} asks to cancel this board.")
     return lines
+
+
+def _rating_lines(view: BoardView) -> list[str]:
+    if not view.rating_changes:
+        return []
+    parts = [
+        f"{r.name} {r.before} -> {r.after} ({r.after - r.before:+d})" for r in view.rating_changes
+    ]
+    return wrap(f"Ratings ({view.game} {view.variant}): " + ", ".join(parts) + ".")
 
 
 def _how_to_reply(view: BoardView, recipient: str | None) -> list[str]:
@@ -217,11 +245,17 @@ def _how_to_reply(view: BoardView, recipient: str | None) -> list[str]:
 def _timing(view: BoardView) -> list[str]:
     lines = [f"Started:   {fmt_time(view.created_at)}", f"Last move: {fmt_time(view.last_move_at)}"]
     if view.status == "active":
-        since = view.last_move_at or view.created_at
-        nag = since + timedelta(days=view.nag_days)
-        forfeit = since + timedelta(days=view.forfeit_days)
-        lines.append(f"Reminder:  {fmt_time(nag)} ({view.nag_days} days without a move)")
-        lines.append(f"Forfeit:   {fmt_time(forfeit)} ({view.forfeit_days} days without a move)")
+        for note in view.clock_notes:
+            lines += wrap(note)
+        if view.next_nag_at is not None:
+            lines.append(
+                f"Reminder:  {fmt_time(view.next_nag_at)} (one every {view.nag_days} days "
+                "without a move)"
+            )
+        if view.forfeit_at is not None:
+            lines.append(
+                f"Forfeit:   {fmt_time(view.forfeit_at)} ({view.forfeit_days} days without a move)"
+            )
     return lines
 
 

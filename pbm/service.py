@@ -16,6 +16,13 @@ nothing, and it is remembered in the same transaction as the change.
 Undo: every move row keeps the position it was played from
 (``moves.position_before``), so an accepted undo restores that text; no
 game is ever replayed.
+
+Clocks (``pbm.clock``): the player to move's clock runs from
+``games.clock_since`` minus his vacations and site pauses; ``run_clock``
+sends a reminder once per ``nag_days`` of running time and forfeits the
+board after ``forfeit_days``. Queued moves (``queue``) are tried, in the
+same transaction, the moment the opponent moves. Every finished game
+(castle, no moves, resign, forfeit) is rated when it ends (``pbm.ratings``).
 """
 
 from __future__ import annotations
@@ -25,26 +32,42 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 import pbm.games
-from pbm.boardmail import BoardView, MoveLine, board_subject, render_board_mail, wrap
+from pbm import ratings as elo
+from pbm.boardmail import (
+    BoardView,
+    MoveLine,
+    RatingChange,
+    board_subject,
+    fmt_time,
+    render_board_mail,
+    wrap,
+)
+from pbm.clock import DAY, Stop, due_at, nags_sent, running_time
 from pbm.config import Config
-from pbm.games import BadOption, IllegalMove
+from pbm.games import BadNotation, BadOption, GameState, IllegalMove
 from pbm.games import Game as GameRules
 from pbm.replies import Reply, reply_token
 from pbm.store import (
+    ClockPause,
     Database,
     Game,
     Move,
     Player,
     ProcessedMessage,
+    QueuedMove,
+    Rating,
     StaleGame,
     Subscription,
+    Vacation,
     bump_version,
     enqueue_replies,
     hash_password,
@@ -111,6 +134,10 @@ class BadRequest(ServiceError):
     """A command that cannot work as given (bad userid, bad option, ...)."""
 
 
+class NoVacationLeft(ServiceError):
+    """A vacation longer than what is left of the player's yearly allowance."""
+
+
 # ---------------------------------------------------------------- auth
 
 
@@ -174,6 +201,37 @@ class BoardSummary:
     last_move_at: datetime | None
 
 
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One line of a rating list; ``provisional``: fewer than 20 rated games."""
+
+    game: str
+    variant: str
+    rank: int
+    player: str
+    rating: int
+    games: int
+    provisional: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ClockState:
+    """The clock of the player to move on one board, at ``now``."""
+
+    to_move: str  # userid
+    since: datetime
+    stops: Sequence[Stop]
+    running: timedelta
+    next_nag_at: datetime | None  # None: no reminder left before the forfeit
+    forfeit_at: datetime
+    nag_due: bool
+    forfeit_due: bool
+    paused_since: datetime | None
+
+
+MAX_QUEUED = 20  # queued moves per player and board
+
+
 COMMANDS_HELP = """\
 Commands (G is a game name such as accasta, B a board number, UID your
 userid, PW your password; words are case-insensitive):
@@ -195,6 +253,15 @@ userid, PW your password; words are case-insensitive):
   G chat B UID PW                 send the mail's text to the board
   G subscribe B UID PW            follow a board (unsubscribe: stop)
   G games [UID]                   active boards of G
+  G queue B UID PW MOVE [if OPPONENT-MOVE]
+                                  a reply played the moment your opponent
+                                  moves (only if he plays OPPONENT-MOVE);
+                                  several lines are alternatives, in order
+  G queue B UID PW clear          forget your queued moves on B
+  vacation UID PW DAYS            stop your clocks on every board for DAYS
+                                  days (a yearly allowance); vacation UID PW
+                                  off: back early
+  G ratings                       the rating list of G
 
 The easiest way to move: reply to the board mail with just your move.
 """
@@ -319,8 +386,9 @@ class Service:
             word = "cancelled" if game.status == "cancelled" else "over"
             raise GameOver(f"Board {game.board} is {word} ({game.result or game.status}).")
 
-    def _view(self, session: Session, game: Game) -> BoardView:
+    def _view(self, session: Session, game: Game, now: datetime | None = None) -> BoardView:
         rules = self._rules(game.game)
+        now = now or self.clock()
         moves = session.exec(
             select(Move).where(Move.board == game.board).order_by(col(Move.ply))
         ).all()
@@ -330,6 +398,28 @@ class Service:
             .where(Subscription.board == game.board)
             .order_by(col(Subscription.id))
         ).all()
+        next_nag_at = forfeit_at = None
+        notes: list[str] = []
+        if game.status == "active":
+            st = self._clock_state(session, game, now)
+            next_nag_at, forfeit_at = st.next_nag_at, st.forfeit_at
+            for uid, until in self._away(session, (game.white, game.black), now):
+                notes.append(
+                    f"{names[uid]} is on vacation until {fmt_time(until)}: "
+                    f"{names[uid]}'s clock stands still until then."
+                )
+            if st.paused_since is not None:
+                notes.append(
+                    f"All clocks are stopped since {fmt_time(st.paused_since)} (the site is "
+                    "paused); the dates below assume they run again now."
+                )
+        changes: list[RatingChange] = []
+        for uid, before, after in (
+            (game.white, game.white_rating_before, game.white_rating_after),
+            (game.black, game.black_rating_before, game.black_rating_after),
+        ):
+            if before is not None and after is not None:
+                changes.append(RatingChange(names[uid], before, after))
         assert game.board is not None
         return BoardView(
             board=game.board,
@@ -345,7 +435,8 @@ class Service:
             termination=game.termination,
             state=rules.load(game.position),
             moves=[
-                MoveLine(m.ply, names[m.userid], m.notation, m.comment, m.created_at) for m in moves
+                MoveLine(m.ply, names[m.userid], m.notation, m.comment, m.created_at, m.queued)
+                for m in moves
             ],
             created_at=game.created_at,
             last_move_at=game.last_move_at,
@@ -354,7 +445,242 @@ class Service:
             undo_request_by=names.get(game.undo_request_by or ""),
             cancel_request_by=names.get(game.cancel_request_by or ""),
             subscribers=[s.userid or s.email or "" for s in subs],
+            next_nag_at=next_nag_at,
+            forfeit_at=forfeit_at,
+            clock_notes=notes,
+            rating_changes=changes,
         )
+
+    # -- clocks
+
+    @staticmethod
+    def _away(
+        session: Session, userids: Sequence[str], now: datetime
+    ) -> list[tuple[str, datetime]]:
+        """(userid, vacation end) of those of ``userids`` on vacation at ``now``."""
+        rows = session.exec(
+            select(Vacation).where(
+                col(Vacation.userid).in_(set(userids)),
+                col(Vacation.starts_at) <= now,
+                col(Vacation.ends_at) > now,
+            )
+        ).all()
+        ends = {v.userid: v.ends_at for v in rows}
+        return [(u, ends[u]) for u in userids if u in ends]
+
+    @staticmethod
+    def _pauses(session: Session, since: datetime) -> list[ClockPause]:
+        return list(
+            session.exec(
+                select(ClockPause).where(
+                    sa.or_(col(ClockPause.ended_at).is_(None), col(ClockPause.ended_at) > since)
+                )
+            ).all()
+        )
+
+    def _clock_state(
+        self,
+        session: Session,
+        game: Game,
+        now: datetime,
+        vacations: Sequence[Vacation] | None = None,
+        pauses: Sequence[ClockPause] | None = None,
+    ) -> ClockState:
+        """The running clock of the player to move (``vacations``/``pauses``: preloaded)."""
+        since = game.clock_since or game.last_move_at or game.created_at
+        to_move = game.player_at(self._rules(game.game).load(game.position).to_move)
+        if vacations is None:
+            vacations = session.exec(
+                select(Vacation).where(Vacation.userid == to_move, col(Vacation.ends_at) > since)
+            ).all()
+        if pauses is None:
+            pauses = self._pauses(session, since)
+        stops = [(v.starts_at, v.ends_at) for v in vacations if v.userid == to_move]
+        stops += [(p.started_at, p.ended_at or now) for p in pauses]
+        paused_since = next((p.started_at for p in pauses if p.ended_at is None), None)
+        running = running_time(since, now, stops)
+        nag, forfeit = timedelta(days=game.nag_days), timedelta(days=game.forfeit_days)
+        nth = nags_sent(since, game.last_nag_at, nag, stops) + 1
+        next_nag_at = due_at(since, nth * nag, stops) if nth * nag < forfeit else None
+        return ClockState(
+            to_move=to_move,
+            since=since,
+            stops=stops,
+            running=running,
+            next_nag_at=next_nag_at,
+            forfeit_at=due_at(since, forfeit, stops),
+            nag_due=next_nag_at is not None and running >= nth * nag,
+            forfeit_due=running >= forfeit,
+            paused_since=paused_since,
+        )
+
+    def clocks_paused_since(self) -> datetime | None:
+        """When the site-wide clock pause began, or None if the clocks run."""
+        with self.db.transaction() as s:
+            row = s.exec(select(ClockPause).where(col(ClockPause.ended_at).is_(None))).first()
+            return row.started_at if row is not None else None
+
+    def pause_clocks(self) -> datetime:
+        """Stop every clock (a site outage): ``pbm clock pause``. Returns the pause start."""
+        with self._unit(None) as (s, now):
+            open_ = s.exec(
+                select(ClockPause).where(col(ClockPause.ended_at).is_(None)).with_for_update()
+            ).first()
+            if open_ is not None:
+                raise BadRequest(
+                    f"The clocks are already stopped since {fmt_time(open_.started_at)}."
+                )
+            s.add(ClockPause(started_at=now, ended_at=None))
+            return now
+
+    def resume_clocks(self) -> timedelta:
+        """Start the clocks again; the paused span is not counted. Returns that span."""
+        with self._unit(None) as (s, now):
+            open_ = s.exec(
+                select(ClockPause).where(col(ClockPause.ended_at).is_(None)).with_for_update()
+            ).first()
+            if open_ is None:
+                raise BadRequest("The clocks are not stopped.")
+            open_.ended_at = max(now, open_.started_at)
+            s.add(open_)
+            return open_.ended_at - open_.started_at
+
+    def boards_due(self) -> list[int]:
+        """Active boards whose reminder or forfeit is due now (a read; nothing changes)."""
+        now = self.clock()
+        with self.db.transaction() as s:
+            games = s.exec(
+                select(Game).where(Game.status == "active").order_by(col(Game.board))
+            ).all()
+            if not games:
+                return []
+            oldest = min(g.clock_since or g.last_move_at or g.created_at for g in games)
+            uids = {u for g in games for u in (g.white, g.black)}
+            vacations = s.exec(
+                select(Vacation).where(
+                    col(Vacation.userid).in_(uids), col(Vacation.ends_at) > oldest
+                )
+            ).all()
+            pauses = self._pauses(s, oldest)
+            if any(p.ended_at is None for p in pauses):
+                return []
+            out = []
+            for g in games:
+                st = self._clock_state(s, g, now, vacations, pauses)
+                if st.nag_due or st.forfeit_due:
+                    assert g.board is not None
+                    out.append(g.board)
+            return out
+
+    def run_clock(self, board: int) -> str | None:
+        """Send the due reminder or forfeit the board: ``nag``, ``forfeit`` or None."""
+        with self._unit(None) as (s, now):
+            game = self._game(s, board)
+            if game.status != "active":
+                return None
+            st = self._clock_state(s, game, now)
+            if st.paused_since is not None:
+                return None
+            late = self._player(s, st.to_move)
+            if st.forfeit_due:
+                seat = game.seat_of(late.userid)
+                winner = self._name(s, game.player_at(1 - (seat or 0)))
+                self._finish(s, game, "0-1" if seat == 0 else "1-0", "forfeit")
+                bump_version(s, game)
+                headline = (
+                    f"{late.display} did not move for {game.forfeit_days} days: board {board} "
+                    f"is forfeited and {winner} wins."
+                )
+                self._send(s, now, self._board_mails(s, game, headline), None, None)
+                return "forfeit"
+            if st.nag_due:
+                game.last_nag_at = now
+                s.add(game)
+                bump_version(s, game)
+                view = self._view(s, game, now)
+                headline = (
+                    f"Reminder: it is your move on board {board}, {late.display}, and you have "
+                    f"not moved for {st.running.days} days. Unless you move, the board is "
+                    f"forfeited on {fmt_time(view.forfeit_at)}."
+                )
+                subject, body = render_board_mail(view, late.display, headline)
+                nag = Reply(
+                    to=late.email,
+                    subject=f"Nag: {subject}",
+                    body=body,
+                    board=board,
+                    reply_as=late.userid,
+                )
+                self._send(s, now, [nag], None, None)
+                return "nag"
+            return None
+
+    # -- ending and rating
+
+    def _finish(self, s: Session, game: Game, result: str, termination: str) -> None:
+        """End the game with ``result`` (``1-0``/``0-1``), drop queued moves, rate it."""
+        game.status = "finished"
+        game.result = result
+        game.termination = termination
+        game.undo_request_by = None
+        game.cancel_request_by = None
+        self._drop_queues(s, game)
+        self._rate(s, game)
+        s.add(game)
+
+    @staticmethod
+    def _drop_queues(s: Session, game: Game) -> int:
+        rows = s.exec(select(QueuedMove).where(QueuedMove.board == game.board)).all()
+        for row in rows:
+            s.delete(row)
+        return len(rows)
+
+    def _rate(self, s: Session, game: Game) -> None:
+        """Update both players' Elo ratings for the game's variant; remember them on the game."""
+        # Lock in userid order, so two games ending at once cannot deadlock.
+        rows = {
+            uid: self._rating_row(s, game.game, game.variant, uid)
+            for uid in sorted((game.white, game.black))
+        }
+        white, black = rows[game.white], rows[game.black]
+        score = {"1-0": 1.0, "0-1": 0.0}.get(game.result or "", 0.5)
+        w = elo.Side(elo.round_half_away(white.rating), white.games_played)
+        b = elo.Side(elo.round_half_away(black.rating), black.games_played)
+        new_w, new_b = elo.rate(w, b, score)
+        game.white_rating_before, game.white_rating_after = w.rating, new_w
+        game.black_rating_before, game.black_rating_after = b.rating, new_b
+        for row, new in ((white, new_w), (black, new_b)):
+            row.rating = float(new)
+            row.games_played += 1
+            s.add(row)
+
+    @staticmethod
+    def _rating_row(s: Session, game: str, variant: str, userid: str) -> Rating:
+        """The player's rating row (created at the start rating), locked for update."""
+        values = {
+            "game": game,
+            "variant": variant,
+            "userid": userid,
+            "rating": float(elo.START),
+            "games_played": 0,
+        }
+        keys = ["game", "variant", "userid"]
+        if s.get_bind().dialect.name == "postgresql":
+            s.execute(
+                postgresql.insert(Rating)
+                .values(**values)
+                .on_conflict_do_nothing(index_elements=keys)
+            )
+        else:
+            s.execute(
+                sqlite.insert(Rating).values(**values).on_conflict_do_nothing(index_elements=keys)
+            )
+        return s.exec(
+            select(Rating)
+            .where(Rating.game == game, Rating.variant == variant, Rating.userid == userid)
+            .with_for_update()
+            .execution_options(populate_existing=True)
+        ).one()
 
     @staticmethod
     def _displays(session: Session, userids: Sequence[str]) -> dict[str, str]:
@@ -505,6 +831,68 @@ class Service:
                 replies += self._note(old, "pbm - address changed", text)
             return self._send(s, now, replies, old, message_id)
 
+    def vacation(
+        self,
+        userid: str,
+        auth: Auth,
+        days: int | None,
+        *,
+        sender: str | None = None,
+        message_id: str | None = None,
+    ) -> list[Reply]:
+        """Go on vacation for ``days`` days from now (None: come back now).
+
+        While away, the player's clocks stand still on every board. Each
+        vacation counts, in whole days begun, against the allowance
+        (``clock.vacation_days_per_year``) of the calendar year (UTC) it
+        starts in; coming back early gives the days not begun back. A new
+        vacation while away replaces the current one.
+        """
+        if isinstance(auth, ReplyToken):
+            raise WrongPassword("A vacation needs your password.")
+        if days is not None and days < 1:
+            raise BadRequest("A vacation is at least 1 day (or off).")
+        allowance = self.config.clock.vacation_days_per_year
+        with self._unit(message_id) as (s, now):
+            player = self._authenticate(s, userid, auth)
+            # One vacation change per player at a time (the allowance is read, then spent).
+            s.exec(select(Player).where(Player.userid == player.userid).with_for_update()).one()
+            rows = s.exec(
+                select(Vacation)
+                .where(Vacation.userid == player.userid)
+                .order_by(col(Vacation.starts_at))
+            ).all()
+            current = next((v for v in rows if v.starts_at <= now < v.ends_at), None)
+            if current is not None:
+                current.ends_at = now
+                s.add(current)
+            elif days is None:
+                raise BadRequest(f"{player.display} is not on vacation.")
+            used = sum(_vacation_days(v) for v in rows if v.starts_at.year == now.year)
+            left = max(allowance - used, 0)
+            if days is None:
+                text = (
+                    f"Welcome back, {player.display}: your vacation is over and your clocks "
+                    f"run again. Vacation days left in {now.year}: {left} of {allowance}."
+                )
+            else:
+                if days > left:
+                    more = f" Ask for at most {left}." if left else ""
+                    raise NoVacationLeft(
+                        f"You asked for {days} days of vacation, but only {left} of your "
+                        f"{allowance} vacation days for {now.year} are left.{more}"
+                    )
+                until = now + days * DAY
+                s.add(Vacation(userid=player.userid, starts_at=now, ends_at=until))
+                text = (
+                    f"{player.display} is on vacation until {fmt_time(until)}: your clocks stand "
+                    f"still on every board until then, and your opponents' board mails say so. "
+                    f"Vacation days left in {now.year}: {left - days} of {allowance}. "
+                    f"Back earlier: vacation {player.display} PASSWORD off"
+                )
+            replies = self._note(player.email, "pbm - vacation", text)
+            return self._send(s, now, replies, sender, message_id)
+
     # -- boards
 
     def challenge(
@@ -561,6 +949,7 @@ class Service:
                 nag_days=nag,
                 forfeit_days=forfeit,
                 created_at=now,
+                clock_since=now,
             )
             s.add(row)
             s.flush()
@@ -615,33 +1004,135 @@ class Service:
                 new_state, canonical = state.play(text)
             except IllegalMove as exc:
                 raise IllegalMoveError(exc) from None
-            s.add(
-                Move(
-                    board=board,
-                    ply=new_state.ply,
-                    userid=player.userid,
-                    notation=canonical,
-                    text=text,
-                    comment=comment,
-                    created_at=now,
-                    message_id=message_id,
-                    position_before=game.position,
-                )
+            played = self._apply_move(
+                s, game, player.userid, new_state, canonical, text, comment, now, message_id
             )
-            game.position = new_state.dump()
-            game.ply = new_state.ply
-            game.last_move_at = now
-            game.undo_request_by = None
-            game.cancel_request_by = None
-            outcome = new_state.outcome
-            if outcome is not None:
-                game.status = "finished"
-                game.result = "1-0" if outcome.winner == 0 else "0-1"
-                game.termination = outcome.termination
-            s.add(game)
             bump_version(s, game)
             replies = self._board_mails(s, game)
+            if game.status == "active":
+                replies += self._answer_from_queue(s, game, played, now)
             return self._send(s, now, replies, sender, message_id)
+
+    def _apply_move(
+        self,
+        s: Session,
+        game: Game,
+        userid: str,
+        new_state: GameState,
+        canonical: str,
+        text: str,
+        comment: str,
+        now: datetime,
+        message_id: str | None,
+        queued: bool = False,
+    ) -> Move:
+        """Record a checked move on the (locked) game; the opponent's clock starts."""
+        row = Move(
+            board=game.board or 0,
+            ply=new_state.ply,
+            userid=userid,
+            notation=canonical,
+            text=text,
+            comment=comment,
+            created_at=now,
+            message_id=message_id,
+            queued=queued,
+            position_before=game.position,
+        )
+        s.add(row)
+        game.position = new_state.dump()
+        game.ply = new_state.ply
+        game.last_move_at = now
+        game.clock_since = now
+        game.last_nag_at = None
+        game.undo_request_by = None
+        game.cancel_request_by = None
+        outcome = new_state.outcome
+        if outcome is not None:
+            self._finish(s, game, "1-0" if outcome.winner == 0 else "0-1", outcome.termination)
+        s.add(game)
+        return row
+
+    def _answer_from_queue(
+        self, s: Session, game: Game, theirs: Move, now: datetime
+    ) -> list[Reply]:
+        """Play the queued reply of the player now to move, if one fits ``theirs``.
+
+        The first queued move whose ``if`` is the move just played (both in
+        canonical notation, the ``if`` read in the position it was played
+        from) or that has no ``if``, and that is legal, is played; the
+        whole queue is then gone and its owner is told what became of each.
+        """
+        rules = self._rules(game.game)
+        state = rules.load(game.position)
+        owner_id = game.player_at(state.to_move)
+        rows = s.exec(
+            select(QueuedMove)
+            .where(QueuedMove.board == game.board, QueuedMove.userid == owner_id)
+            .order_by(col(QueuedMove.id))
+        ).all()
+        if not rows:
+            return []
+        before = rules.load(theirs.position_before)
+        them = self._name(s, theirs.userid)
+        chosen: tuple[QueuedMove, GameState, str] | None = None
+        notes: list[str] = []
+        for row in rows:
+            label = row.move_text + (f" if {row.if_move}" if row.if_move else "")
+            if chosen is not None:
+                notes.append(f"{label}: dropped, a move before it in your queue was played.")
+                continue
+            if row.if_move is not None:
+                try:
+                    condition: str | None = before.play(row.if_move)[1]
+                except IllegalMove:
+                    condition = None
+                if condition != theirs.notation:
+                    notes.append(f"{label}: dropped, {them} played {theirs.notation}.")
+                    continue
+            try:
+                new_state, canonical = state.play(row.move_text)
+            except IllegalMove as exc:
+                notes.append(
+                    f"{label}: dropped, it is not legal after {them}'s {theirs.notation}: {exc}"
+                )
+                continue
+            chosen = (row, new_state, canonical)
+        for row in rows:
+            s.delete(row)
+        owner = self._player(s, owner_id)
+        replies: list[Reply] = []
+        if chosen is not None:
+            row, new_state, canonical = chosen
+            self._apply_move(
+                s, game, owner_id, new_state, canonical, row.move_text, "", now, None, queued=True
+            )
+            bump_version(s, game)
+            replies += self._board_mails(s, game)
+            head = (
+                f"{them} played {theirs.notation}; your queued move {canonical} was played "
+                f"at once as move {new_state.ply}."
+            )
+        else:
+            head = (
+                f"{them} played {theirs.notation}; none of your queued moves could be "
+                "played, so it is your turn."
+            )
+        lines = wrap(head)
+        if notes:
+            lines += ["", "The rest of your queue:" if chosen else "Your queue:"]
+            for note in notes:
+                lines += wrap(note, indent="    ")
+        replies.append(
+            Reply(
+                to=owner.email,
+                subject=f"{self._title(game)} - queued moves",
+                body="\n".join(lines) + "\n",
+                board=game.board,
+                reply_as=owner_id if game.status == "active" else None,
+            )
+        )
+        return replies
 
     def resign(
         self,
@@ -659,12 +1150,7 @@ class Service:
             player = self._authenticate(s, userid, auth, board)
             seat = self._seat(game, player)
             self._active(game)
-            game.status = "finished"
-            game.result = "0-1" if seat == 0 else "1-0"
-            game.termination = "resign"
-            game.undo_request_by = None
-            game.cancel_request_by = None
-            s.add(game)
+            self._finish(s, game, "0-1" if seat == 0 else "1-0", "resign")
             bump_version(s, game)
             headline = f"{player.display} resigned."
             if comment.strip():
@@ -745,12 +1231,17 @@ class Service:
             s.flush()
             before = self._last_move(s, game)
             game.last_move_at = before.created_at if before is not None else None
+            game.clock_since = now
+            game.last_nag_at = None
+            dropped = self._drop_queues(s, game)
             s.add(game)
             bump_version(s, game)
             headline = (
                 f"{player.display} agreed: move {last.ply} ({last.notation}) by "
                 f"{requester} was taken back."
             )
+            if dropped:
+                headline += " The queued moves on this board were dropped."
             replies = self._board_mails(s, game, headline)
             return self._send(s, now, replies, sender, message_id)
 
@@ -812,6 +1303,7 @@ class Service:
                 game.status = "cancelled"
                 game.cancel_request_by = None
                 game.undo_request_by = None
+                self._drop_queues(s, game)
                 s.add(game)
                 bump_version(s, game)
                 replies = self._board_mails(s, game, f"{player.display} cancelled the board.")
@@ -843,6 +1335,122 @@ class Service:
             ]
             return self._send(s, now, replies, sender, message_id)
 
+    def queue(
+        self,
+        board: int,
+        userid: str,
+        auth: Auth,
+        move: str | None,
+        if_move: str | None = None,
+        *,
+        sender: str | None = None,
+        message_id: str | None = None,
+    ) -> list[Reply]:
+        """Queue ``move`` as the reply to the opponent's next move (``if_move``: only to that).
+
+        ``move`` None clears the player's queue on the board. Queuing is for
+        while the opponent is to move. With ``if_move`` both moves are
+        checked now; without, only that ``move`` is written as a move.
+        """
+        with self._unit(message_id) as (s, now):
+            game = self._game(s, board)
+            player = self._authenticate(s, userid, auth, board)
+            seat = self._seat(game, player)
+            self._active(game)
+            mine = s.exec(
+                select(QueuedMove)
+                .where(QueuedMove.board == board, QueuedMove.userid == player.userid)
+                .order_by(col(QueuedMove.id))
+            ).all()
+            title = f"{self._title(game)} - queued moves"
+            if move is None:
+                if not mine:
+                    raise BadRequest(f"You have no queued moves on board {board}.")
+                for row in mine:
+                    s.delete(row)
+                text = f"Your {len(mine)} queued move(s) on board {board} are forgotten."
+                return self._send(
+                    s, now, self._note(player.email, title, text, board), sender, message_id
+                )
+            rules = self._rules(game.game)
+            state = rules.load(game.position)
+            if state.to_move == seat:
+                raise NotYourTurn(
+                    f"It is your turn on board {board}: send the move itself. Queue a move "
+                    "while you wait for your opponent."
+                )
+            if move.strip().lower() == "resign":
+                raise BadRequest("Only moves can be queued, not resign.")
+            if len(mine) >= MAX_QUEUED:
+                raise BadRequest(
+                    f"You have {len(mine)} queued moves on board {board} already; that is the most."
+                )
+            them = self._name(s, game.player_at(1 - seat))
+            self._check_queued(state, move, if_move, them)
+            s.add(
+                QueuedMove(
+                    board=board,
+                    userid=player.userid,
+                    move_text=move,
+                    if_move=if_move,
+                    created_at=now,
+                )
+            )
+            s.flush()
+            queue = [
+                *mine,
+                QueuedMove(
+                    board=board,
+                    userid=player.userid,
+                    move_text=move,
+                    if_move=if_move,
+                    created_at=now,
+                ),
+            ]
+            lines = wrap(
+                f"Queued on board {board}. When {them} moves, the first of these that fits "
+                "and is legal is played at once; the rest are dropped:"
+            )
+            for i, row in enumerate(queue, start=1):
+                cond = f"   if {them} plays {row.if_move}" if row.if_move else ""
+                lines.append(f"  {i}. {row.move_text}{cond}")
+            lines += [
+                "",
+                *wrap(f"Forget them: {game.game} queue {board} {player.display} PASSWORD clear"),
+            ]
+            reply = Reply(
+                to=player.email,
+                subject=title,
+                body="\n".join(lines) + "\n",
+                board=board,
+                reply_as=player.userid,
+            )
+            return self._send(s, now, [reply], sender, message_id)
+
+    @staticmethod
+    def _check_queued(state: GameState, move: str, if_move: str | None, them: str) -> None:
+        """Refuse a queued move that can be seen to be wrong already."""
+        if if_move is not None:
+            try:
+                after, canonical = state.play(if_move)
+            except IllegalMove as exc:
+                raise BadRequest(f"{if_move} is not a move {them} can make now: {exc}") from None
+            try:
+                after.play(move)
+            except IllegalMove as exc:
+                raise BadRequest(
+                    f"After {them}'s {canonical}, {move} is not legal: {exc}"
+                ) from None
+            return
+        legal = state.legal_moves()
+        if legal:
+            try:
+                state.play(legal[0])[0].play(move)
+            except BadNotation as exc:
+                raise BadRequest(f"{move} is not a move: {exc}") from None
+            except IllegalMove:
+                pass  # it may well be legal after another reply
+
     # -- reading
 
     def show(
@@ -866,9 +1474,10 @@ class Service:
             if not view.moves:
                 lines.append("No moves yet.")
             for m in view.moves:
-                line = f"{m.ply:>4}. {m.userid:<20} {m.notation:<24} {m.at:%Y-%m-%d %H:%M}"
+                notation = m.notation + (" (queued)" if m.queued else "")
+                line = f"{m.ply:>4}. {m.userid:<20} {notation:<24} {m.at:%Y-%m-%d %H:%M}"
                 if len(line) > 78:  # a long turn: the time goes on its own line
-                    line = f"{m.ply:>4}. {m.userid:<20} {m.notation}\n        {m.at:%Y-%m-%d %H:%M}"
+                    line = f"{m.ply:>4}. {m.userid:<20} {notation}\n        {m.at:%Y-%m-%d %H:%M}"
                 lines.append(line)
                 if m.comment.strip():
                     lines.extend(wrap(m.comment.strip(), indent="        > "))
@@ -1028,6 +1637,75 @@ class Service:
             )
             return self._send(s, now, replies, sender, message_id)
 
+    def ratings(
+        self,
+        game: str,
+        *,
+        variant: str | None = None,
+        sender: str | None = None,
+        message_id: str | None = None,
+    ) -> list[Reply]:
+        """The rating list of ``game`` (every variant, or one), to ``sender``."""
+        rules = self._rules(game)
+        with self._unit(message_id) as (s, now):
+            rows = self._standings(s, rules.name, variant)
+            lines = [
+                f"{rules.title} ratings (Elo; ? = provisional, fewer than "
+                f"{elo.PROVISIONAL_GAMES} rated games)"
+            ]
+            if not rows:
+                lines += ["", "No rated games yet."]
+            for v in dict.fromkeys(r.variant for r in rows):
+                lines += ["", f"Variant {v}:"]
+                for r in rows:
+                    if r.variant == v:
+                        mark = " ?" if r.provisional else ""
+                        word = "game" if r.games == 1 else "games"
+                        row = f"{r.rank:>4}. {r.player:<20} {r.rating:>5}  {r.games:>4} {word}"
+                        lines.append(f"  {row}{mark}")
+            replies = [
+                Reply(
+                    to=sender or "",
+                    subject=f"{rules.title} - ratings",
+                    body="\n".join(lines) + "\n",
+                )
+            ]
+            return self._send(s, now, replies, sender, message_id)
+
+    def standings(self, game: str | None = None, variant: str | None = None) -> list[Standing]:
+        """Rating lists (for the CLI): by game and variant, best first."""
+        with self.db.transaction() as s:
+            name = self._rules(game).name if game is not None else None
+            return self._standings(s, name, variant)
+
+    def _standings(self, s: Session, game: str | None, variant: str | None) -> list[Standing]:
+        stmt = select(Rating)
+        if game is not None:
+            stmt = stmt.where(Rating.game == game)
+        if variant is not None:
+            stmt = stmt.where(Rating.variant == variant.lower())
+        rows = s.exec(stmt).all()
+        names = self._displays(s, [r.userid for r in rows])
+        rows = sorted(rows, key=lambda r: (r.game, r.variant, -r.rating, -r.games_played, r.userid))
+        out: list[Standing] = []
+        rank = 0
+        for i, r in enumerate(rows):
+            if i == 0 or (r.game, r.variant) != (rows[i - 1].game, rows[i - 1].variant):
+                rank = 0
+            rank += 1
+            out.append(
+                Standing(
+                    game=r.game,
+                    variant=r.variant,
+                    rank=rank,
+                    player=names[r.userid],
+                    rating=elo.round_half_away(r.rating),
+                    games=r.games_played,
+                    provisional=r.games_played < elo.PROVISIONAL_GAMES,
+                )
+            )
+        return out
+
     def help(
         self,
         game: str | None = None,
@@ -1160,6 +1838,11 @@ class Service:
             return [
                 PlayerInfo(p.userid, p.display, p.email, p.full_name, p.created_at) for p in rows
             ]
+
+
+def _vacation_days(v: Vacation) -> int:
+    """The days a vacation counts: every day begun (a vacation ended at once: 0)."""
+    return -(-(v.ends_at - v.starts_at) // DAY)
 
 
 def _check_password(password: str) -> None:
