@@ -97,6 +97,19 @@ def run(service: svc.Service, cmd: c.Command, ctx: Context) -> list[Reply]:
             return service.history(board, **common)
         case c.Moves(_, board):
             return service.legal_moves(board, **common)
+        case c.Vacation(userid, password, days):
+            return service.vacation(userid, svc.Password(password), days, **common)
+        case c.Queue():
+            return service.queue(
+                cmd.board,
+                cmd.userid,
+                _auth(ctx, cmd.password),
+                cmd.move_text,
+                cmd.if_move,
+                **common,
+            )
+        case c.Ratings(game):
+            return service.ratings(game, **common)
     raise svc.BadRequest(
         f"The command {type(cmd).__name__.lower()} is not available on this server yet."
     )
