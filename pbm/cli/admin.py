@@ -33,6 +33,16 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 @contextmanager
 def open_service(ctx: click.Context) -> Iterator[svc.Service]:
     """The service over the configured database; a clear error if there is none yet."""
+    with open_database(ctx) as (db, cfg):
+        try:
+            yield svc.Service(db, cfg)
+        except svc.ServiceError as exc:
+            raise click.ClickException(exc.message) from None
+
+
+@contextmanager
+def open_database(ctx: click.Context) -> Iterator[tuple[store.Database, config_mod.Config]]:
+    """The configured database, migrated; a clear error if there is none yet."""
     cfg = load_config(ctx)
     db = store.Database.open(cfg)
     try:
@@ -40,9 +50,7 @@ def open_service(ctx: click.Context) -> Iterator[svc.Service]:
             raise click.ClickException(
                 f"no pbm database at {cfg.database_url}: run `pbm init` first"
             )
-        yield svc.Service(db, cfg)
-    except svc.ServiceError as exc:
-        raise click.ClickException(exc.message) from None
+        yield db, cfg
     finally:
         db.close()
 
@@ -224,13 +232,14 @@ def game_show(ctx: click.Context, board: int) -> None:
 def game_move(ctx: click.Context, board: int, userid: str, move: str, comment: str) -> None:
     """Play MOVE for UID on BOARD (for repairs); MOVE may be `resign`."""
     with open_service(ctx) as service:
-        if move.lower() == "resign":
+        if move.strip().lower() == "resign":
             service.resign(board, userid, svc.ADMIN, comment=comment)
-        else:
-            service.move(board, userid, svc.ADMIN, move, comment=comment)
+            view = service.board_view(board)
+            click.echo(f"board {board}: {userid} resigned; {_state_line(view)}")
+            return
+        service.move(board, userid, svc.ADMIN, move, comment=comment)
         view = service.board_view(board)
-        last = view.moves[-1].notation if view.moves else ""
-        click.echo(f"board {board}: {last or move} played; {_state_line(view)}")
+        click.echo(f"board {board}: {view.moves[-1].notation} played; {_state_line(view)}")
 
 
 def _state_line(view: object) -> str:
@@ -275,23 +284,25 @@ def _date(value: str | None) -> datetime | None:
 @click.pass_context
 def archive(ctx: click.Context, out_dir: str, fmt: str, since: str | None) -> None:
     """Write every finished game not yet archived as a record file."""
-    cfg = load_config(ctx)
-    db_ = store.Database.open(cfg)
-    try:
-        boards = archive_mod.pending_boards(db_, _date(since))
+    since_at = _date(since)
+    with open_database(ctx) as (db_, _cfg):
+        boards = archive_mod.pending_boards(db_, since_at)
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written = []
-        with click.progressbar(
-            boards, label="archiving", file=sys.stderr if sys.stderr.isatty() else None
-        ) as bar:
+        # The bar is drawn on a terminal only; elsewhere click prints just the label.
+        with click.progressbar(boards, label="archiving", file=sys.stderr) as bar:
             for board in bar:
-                written.append(archive_mod.archive_board(db_, board, out, fmt, store.utc_now()))
+                try:
+                    arch = archive_mod.archive_board(db_, board, out, fmt, store.utc_now())
+                except OSError as exc:  # the game stays unarchived: the next run retries it
+                    raise click.ClickException(
+                        f"board {board}: cannot write its record in {out}: {exc}"
+                    ) from None
+                written.append(arch)
         for a in written:
             click.echo(str(a.path))
         click.echo(f"{len(written)} game(s) archived in {out}", err=True)
-    finally:
-        db_.close()
 
 
 def register(main: click.Group) -> None:
