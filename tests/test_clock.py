@@ -1,0 +1,437 @@
+"""Board clocks: reminders, forfeits, vacations and the site pause, driven by a settable clock.
+
+Time never passes by itself here: the ``clock`` fixture is moved by hand and
+``pbm.clock.tick`` (or ``pbm tick --now``) is run at chosen moments.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner, Result
+from conftest import T0, Clock
+from sqlmodel import col, select
+
+from pbm import clock
+from pbm.cli import main
+from pbm.cli import play as play_cli
+from pbm.config import Config
+from pbm.service import (
+    ADMIN,
+    BadRequest,
+    NoVacationLeft,
+    Password,
+    ReplyToken,
+    Service,
+    ServiceError,
+    WrongPassword,
+)
+from pbm.store import ClockPause, Database, Game, OutboxMessage, Player, Vacation
+
+PW = Password("pw")
+D = timedelta(days=1)
+ALICE, BOB = "alice@example.org", "bob@example.org"
+
+
+# ---------------------------------------------------------------- the arithmetic
+
+
+def at(days: float) -> datetime:
+    return T0 + timedelta(days=days)
+
+
+def test_running_time_leaves_out_the_stops() -> None:
+    assert clock.running_time(at(0), at(10), []) == 10 * D
+    assert clock.running_time(at(0), at(10), [(at(2), at(4))]) == 8 * D
+    # Overlapping stops count once; parts outside [since, until] not at all.
+    stops = [(at(-5), at(1)), (at(3), at(6)), (at(5), at(7)), (at(9), at(20))]
+    assert clock.running_time(at(0), at(10), stops) == (2 + 2) * D  # days 1-3 and 7-9
+    assert clock.running_time(at(10), at(0), []) == timedelta(0)
+
+
+def test_due_at_skips_the_stops() -> None:
+    assert clock.due_at(at(0), 7 * D, []) == at(7)
+    assert clock.due_at(at(0), 7 * D, [(at(2), at(5))]) == at(10)
+    assert clock.due_at(at(0), 7 * D, [(at(-3), at(1)), (at(8), at(9))]) == at(8)
+    assert clock.due_at(at(0), 2 * D, [(at(1), at(3)), (at(2), at(4))]) == at(5)
+    for stops in ([], [(at(2), at(5))], [(at(-1), at(1)), (at(6), at(6.5))]):
+        due = clock.due_at(at(0), 7 * D, stops)
+        assert clock.running_time(at(0), due, stops) == 7 * D
+
+
+def test_nags_sent_counts_covered_periods() -> None:
+    assert clock.nags_sent(at(0), None, 7 * D, []) == 0
+    assert clock.nags_sent(at(0), at(-1), 7 * D, []) == 0  # before this clock started
+    assert clock.nags_sent(at(0), at(7), 7 * D, []) == 1
+    assert clock.nags_sent(at(0), at(15), 7 * D, []) == 2
+    assert clock.nags_sent(at(0), at(15), 7 * D, [(at(1), at(3))]) == 1
+
+
+# ---------------------------------------------------------------- service fixtures
+
+
+@pytest.fixture
+def svc(db: Database, config: Config, clock: Clock) -> Service:
+    s = Service(db, config, clock)
+    s.signup("alice", "pw", ALICE)
+    s.signup("bob", "pw", BOB)
+    s.signup("carol", "pw", "carol@example.org")
+    return s
+
+
+@pytest.fixture
+def board(svc: Service) -> int:
+    b = svc.challenge("accasta", "alice", "bob", sender=ALICE)[0].board
+    assert b is not None
+    return b
+
+
+def tick(db: Database, config: Config, c: Clock, days: float) -> int:
+    """Run the timer at T0 + ``days``."""
+    c.now = at(days)
+    return clock.tick(db, config, c.now)
+
+
+def outbox(db: Database, since_id: int = 0) -> list[OutboxMessage]:
+    with db.transaction() as s:
+        return list(
+            s.exec(
+                select(OutboxMessage)
+                .where(col(OutboxMessage.id) > since_id)
+                .order_by(col(OutboxMessage.id))
+            ).all()
+        )
+
+
+def last_id(db: Database) -> int:
+    rows = outbox(db)
+    return rows[-1].id or 0 if rows else 0
+
+
+def nags(db: Database) -> list[OutboxMessage]:
+    return [o for o in outbox(db) if o.subject.startswith("Nag:")]
+
+
+def flat(text: str) -> str:
+    """``text`` with its line breaks and runs of spaces as single spaces."""
+    return " ".join(text.split())
+
+
+def game(db: Database, board: int) -> Game:
+    with db.transaction() as s:
+        g = s.get(Game, board)
+        assert g is not None
+        return g
+
+
+def move(svc: Service, board: int, userid: str) -> None:
+    svc.move(board, userid, PW, svc.board_view(board).state.legal_moves()[0])
+
+
+def snapshot(db: Database) -> tuple[Any, ...]:
+    with db.transaction() as s:
+        return tuple(
+            [r.model_dump() for r in s.exec(select(table)).all()]
+            for table in (Game, Player, Vacation, ClockPause, OutboxMessage)
+        )
+
+
+def refused(db: Database, error: type[ServiceError], call: Any) -> str:
+    before = snapshot(db)
+    with pytest.raises(error) as info:
+        call()
+    assert type(info.value) is error
+    assert snapshot(db) == before
+    return info.value.message
+
+
+# ---------------------------------------------------------------- reminders
+
+
+def test_a_reminder_comes_after_the_nag_period_not_before_and_once(
+    db: Database, config: Config, clock: Clock, board: int
+) -> None:
+    assert tick(db, config, clock, 7 - 1 / 1440) == 0  # a minute early
+    assert nags(db) == []
+    assert tick(db, config, clock, 7) == 1
+    [nag] = nags(db)
+    assert nag.to_addr == ALICE
+    assert nag.subject == f"Nag: Accasta Board {board} - alice to move"
+    assert nag.reply_as == "alice"  # she can answer with just her move
+    assert "you have not moved for 7 days" in flat(nag.body)
+    assert "forfeited on 2025-03-22 12:00 UTC" in flat(nag.body)
+    assert "SHC SHC SHC SHC" in nag.body  # the board itself
+    assert "Reminder:  2025-03-15 12:00 UTC (one every 7 days without a move)" in nag.body
+    # Once per period: not again later in the same period ...
+    assert tick(db, config, clock, 7) == 0
+    assert tick(db, config, clock, 13.9) == 0
+    assert len(nags(db)) == 1
+    # ... and once in the next.
+    assert tick(db, config, clock, 14) == 1
+    assert tick(db, config, clock, 20.9) == 0
+    assert len(nags(db)) == 2
+    assert game(db, board).status == "active"
+
+
+def test_a_late_tick_sends_one_reminder_for_the_periods_it_missed(
+    db: Database, config: Config, clock: Clock, board: int
+) -> None:
+    assert tick(db, config, clock, 15) == 1
+    assert tick(db, config, clock, 20.9) == 0
+    assert len(nags(db)) == 1
+
+
+def test_a_move_starts_the_opponents_clock(
+    db: Database, config: Config, clock: Clock, svc: Service, board: int
+) -> None:
+    clock.now = at(3)
+    move(svc, board, "alice")
+    assert "Reminder:  2025-03-11 12:00 UTC" in outbox(db)[-1].body
+    assert tick(db, config, clock, 9.9) == 0
+    assert tick(db, config, clock, 10) == 1
+    [nag] = nags(db)
+    assert nag.to_addr == BOB and nag.subject.endswith("bob to move")
+    # bob moves: alice's clock starts afresh, and so do her reminders.
+    clock.now = at(11)
+    move(svc, board, "bob")
+    assert tick(db, config, clock, 17.9) == 0
+    assert tick(db, config, clock, 18) == 1
+    assert [n.to_addr for n in nags(db)] == [BOB, ALICE]
+
+
+def test_per_board_periods(db: Database, config: Config, clock: Clock, svc: Service) -> None:
+    b = svc.challenge("accasta", "alice", "bob", sender=ALICE, nag_days=2, forfeit_days=3)
+    assert "Forfeit:   2025-03-04 12:00 UTC (3 days without a move)" in b[0].body
+    assert tick(db, config, clock, 1.9) == 0
+    assert tick(db, config, clock, 2) == 1
+    assert tick(db, config, clock, 3) == 1
+    g = game(db, b[0].board or 0)
+    assert (g.status, g.termination) == ("finished", "forfeit")
+
+
+# ---------------------------------------------------------------- forfeits
+
+
+def test_a_forfeit_ends_the_game_tells_both_and_rates_it(
+    db: Database, config: Config, clock: Clock, svc: Service, board: int
+) -> None:
+    clock.now = at(1)
+    move(svc, board, "alice")
+    start = last_id(db)
+    assert tick(db, config, clock, 21.9) == 1  # the reminders of bob
+    assert tick(db, config, clock, 22) == 1  # 21 days after alice's move
+    g = game(db, board)
+    assert (g.status, g.result, g.termination) == ("finished", "1-0", "forfeit")
+    finals = [o for o in outbox(db, start) if not o.subject.startswith("Nag")]
+    assert sorted(o.to_addr for o in finals) == [ALICE, BOB]
+    for o in finals:
+        assert o.subject == f"Accasta Board {board} - white wins"
+        assert "bob did not move for 21 days" in o.body
+        assert "alice (White) wins (forfeit). Result 1-0." in o.body
+        assert "alice 1500 -> 1516 (+16), bob 1500 -> 1484 (-16)" in o.body
+        assert o.reply_as is None
+    assert tick(db, config, clock, 40) == 0  # a finished board has no clock
+    assert svc.standings()[0].player == "alice"
+
+
+def test_a_forfeit_wins_over_a_reminder_due_at_the_same_tick(
+    db: Database, config: Config, clock: Clock, board: int
+) -> None:
+    assert tick(db, config, clock, 30) == 1
+    assert nags(db) == []
+    assert game(db, board).result == "0-1"
+
+
+# ---------------------------------------------------------------- vacations
+
+
+def test_vacation_stops_the_reminder_and_the_forfeit(
+    db: Database, config: Config, clock: Clock, svc: Service, board: int
+) -> None:
+    clock.now = at(1)
+    [note] = svc.vacation("alice", PW, 10)  # away from day 1 to day 11
+    assert note.to == ALICE and "until 2025-03-12 12:00 UTC" in note.body
+    assert "Vacation days left in 2025: 20 of 30" in flat(note.body)
+    # Her clock ran 1 day before and runs again from day 11: 7 days at day 17.
+    assert tick(db, config, clock, 16.9) == 0
+    assert tick(db, config, clock, 17) == 1
+    assert nags(db)[0].to_addr == ALICE
+    assert tick(db, config, clock, 30.9) == 1  # the second reminder (14 days)
+    assert game(db, board).status == "active"
+    assert tick(db, config, clock, 31) == 1  # 21 days of running time
+    assert game(db, board).termination == "forfeit"
+
+
+def test_the_opponents_board_mail_says_who_is_away(
+    db: Database, clock: Clock, svc: Service, board: int
+) -> None:
+    clock.now = at(1)
+    svc.vacation("bob", PW, 5)
+    move(svc, board, "alice")  # bob to move, but away until day 6
+    to_alice = outbox(db)[-2:]
+    assert {o.to_addr for o in to_alice} == {ALICE, BOB}
+    for o in to_alice:
+        assert "bob is on vacation until 2025-03-07 12:00 UTC" in o.body
+        # bob's 7 days run from day 6: the reminder is due on day 13.
+        assert "Reminder:  2025-03-14 12:00 UTC" in o.body
+
+
+def test_an_away_opponent_does_not_stop_the_players_clock(
+    db: Database, config: Config, clock: Clock, svc: Service, board: int
+) -> None:
+    svc.vacation("bob", PW, 20)
+    assert tick(db, config, clock, 7) == 1
+    assert nags(db)[0].to_addr == ALICE
+
+
+def test_coming_back_early_restarts_the_clock_and_returns_days(
+    db: Database, config: Config, clock: Clock, svc: Service, board: int
+) -> None:
+    clock.now = at(1)
+    svc.vacation("alice", PW, 10)
+    clock.now = at(4.5)
+    [note] = svc.vacation("alice", PW, None)
+    # 3.5 days away count as 4 (every day begun): 26 of 30 are left.
+    assert "Vacation days left in 2025: 26 of 30" in flat(note.body)
+    # Running time: 1 day, then from day 4.5: 7 days at day 10.5.
+    assert tick(db, config, clock, 10.4) == 0
+    assert tick(db, config, clock, 10.5) == 1
+    assert "not on vacation" in refused(db, BadRequest, lambda: svc.vacation("alice", PW, None))
+
+
+def test_the_yearly_allowance_is_enforced_with_a_clear_refusal(
+    db: Database, clock: Clock, svc: Service
+) -> None:
+    svc.vacation("alice", PW, 20)
+    clock.now = at(5)
+    svc.vacation("alice", PW, None)  # 5 days used, 25 left
+    clock.now = at(6)
+    why = refused(db, NoVacationLeft, lambda: svc.vacation("alice", PW, 26))
+    assert why == (
+        "You asked for 26 days of vacation, but only 25 of your 30 vacation days for 2025 "
+        "are left. Ask for at most 25."
+    )
+    svc.vacation("alice", PW, 25)
+    clock.now = at(40)
+    why = refused(db, NoVacationLeft, lambda: svc.vacation("alice", PW, 1))
+    assert why == (
+        "You asked for 1 days of vacation, but only 0 of your 30 vacation days for 2025 are left."
+    )
+    # A new calendar year, a new allowance.
+    clock.now = datetime(2026, 1, 1, 0, 0, tzinfo=UTC)
+    assert "left in 2026: 0 of 30" in svc.vacation("alice", PW, 30)[0].body
+
+
+def test_a_new_vacation_while_away_replaces_the_current_one(
+    db: Database, clock: Clock, svc: Service
+) -> None:
+    svc.vacation("alice", PW, 10)
+    clock.now = at(2)
+    note = svc.vacation("alice", PW, 3)[0]
+    assert "until 2025-03-06 12:00 UTC" in note.body and "left in 2025: 25 of 30" in note.body
+    with db.transaction() as s:
+        rows = s.exec(select(Vacation).order_by(col(Vacation.id))).all()
+        assert [(v.starts_at, v.ends_at) for v in rows] == [(at(0), at(2)), (at(2), at(5))]
+
+
+def test_vacation_refusals(db: Database, svc: Service) -> None:
+    refused(db, WrongPassword, lambda: svc.vacation("alice", Password("nope"), 3))
+    refused(db, WrongPassword, lambda: svc.vacation("alice", ReplyToken("x"), 3))
+    refused(db, BadRequest, lambda: svc.vacation("alice", PW, 0))
+    refused(db, NoVacationLeft, lambda: svc.vacation("alice", ADMIN, 31))
+
+
+# ---------------------------------------------------------------- site pause
+
+
+def test_paused_time_is_not_counted(
+    db: Database, config: Config, clock: Clock, svc: Service, board: int
+) -> None:
+    clock.now = at(2)
+    assert svc.pause_clocks() == at(2)
+    assert svc.clocks_paused_since() == at(2)
+    shown = svc.show(board, sender=BOB)[0].body
+    assert "All clocks are stopped since 2025-03-03 12:00 UTC" in shown
+    assert tick(db, config, clock, 30) == 0  # while paused, tick does nothing
+    assert game(db, board).status == "active" and nags(db) == []
+    clock.now = at(12)
+    assert svc.resume_clocks() == 10 * D
+    assert svc.clocks_paused_since() is None
+    # 2 days before the pause, then from day 12: 7 days at day 17, 21 at day 31.
+    assert tick(db, config, clock, 16.9) == 0
+    assert tick(db, config, clock, 17) == 1
+    assert "Forfeit:   2025-04-01 12:00 UTC" in nags(db)[0].body
+    assert tick(db, config, clock, 30.9) == 1
+    assert tick(db, config, clock, 31) == 1
+    assert game(db, board).termination == "forfeit"
+
+
+def test_pause_and_resume_refusals(db: Database, clock: Clock, svc: Service) -> None:
+    assert "not stopped" in refused(db, BadRequest, svc.resume_clocks)
+    svc.pause_clocks()
+    assert "already stopped" in refused(db, BadRequest, svc.pause_clocks)
+
+
+# ---------------------------------------------------------------- the command line
+
+
+@pytest.fixture
+def cli(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("PBM_"):
+            monkeypatch.delenv(name)
+    cfg = tmp_path / "pbm.toml"
+    cfg.write_text(f'[database]\nurl = "{db_url}"\n[mail]\nsecret = "s"\n')
+    if "tick" not in main.commands:  # until pbm.cli registers them itself
+        play_cli.register(main)
+    group: click.Group = main
+
+    def run(*args: str, ok: bool = True) -> Result:
+        result = CliRunner().invoke(group, ["--config", str(cfg), *args])
+        if ok:
+            assert result.exit_code == 0, (result.output, result.exception)
+        return result
+
+    return run
+
+
+def test_pbm_tick_with_now(db: Database, cli: Any, board: int) -> None:
+    assert cli("tick", "--now", "2025-03-08T11:59").output.startswith("0 board(s) acted on")
+    out = cli("tick", "--now", "2025-03-08T12:00:00+00:00").output
+    assert out == "1 board(s) acted on at 2025-03-08 12:00 UTC\n"
+    assert len(nags(db)) == 1
+    bad = cli("tick", "--now", "next tuesday", ok=False)
+    assert bad.exit_code == 2 and "ISO 8601" in bad.output
+
+
+def test_pbm_clock_pause_resume(db: Database, config: Config, cli: Any, board: int) -> None:
+    assert cli("clock", "pause", "--now", "2025-03-03T12:00").output == (
+        "clocks stopped at 2025-03-03 12:00 UTC\n"
+    )
+    assert "stopped since 2025-03-03 12:00 UTC" in cli("clock", "status").output
+    assert cli("tick", "--now", "2025-04-01T00:00").output.startswith("0 board(s)")
+    again = cli("clock", "pause", ok=False)
+    assert again.exit_code == 1 and "already stopped" in again.output
+    out = cli("clock", "resume", "--now", "2025-03-13T12:00").output
+    assert out == "clocks running again; 10 days, 0:00:00 not counted\n"
+    assert cli("tick", "--now", "2025-03-18T11:00").output.startswith("0 board(s)")
+    assert cli("tick", "--now", "2025-03-18T12:00").output.startswith("1 board(s)")
+
+
+def test_pbm_player_vacation(db: Database, cli: Any, board: int) -> None:
+    out = cli("player", "vacation", "alice", "10", "--now", "2025-03-01T12:00").output
+    assert "alice is on vacation until 2025-03-11 12:00 UTC" in out
+    assert cli("tick", "--now", "2025-03-08T12:00").output.startswith("0 board(s)")
+    assert (
+        "Welcome back"
+        in cli("player", "vacation", "alice", "off", "--now", "2025-03-03T12:00").output
+    )
+    refusal = cli("player", "vacation", "alice", "29", "--now", "2025-03-04T12:00", ok=False)
+    assert refusal.exit_code == 1 and "only 28 of your 30" in refusal.output
+    assert cli("player", "vacation", "alice", "soon", ok=False).exit_code == 2
