@@ -607,7 +607,7 @@ def test_rows_are_given_back_before_the_lease_runs_out(db: Database, tmp_path: P
     ids = enqueue(db, config, *(reply(n) for n in range(5)))
     clock = Clock()
     transport = SlowTransport(tmp_path / "box", clock, seconds=4 * 60)
-    sender = OutboxSender(db, config, transport, clock, lease=timedelta(minutes=10))
+    sender = OutboxSender(db, config, transport, clock, lease=timedelta(minutes=10), concurrency=1)
     assert run(sender.run_once()) == 3  # sends at 0, 4 and 8 minutes; at 12 the lease is near
     for row_id in ids[3:]:
         row = row_of(db, row_id)
@@ -842,3 +842,15 @@ def test_a_row_that_makes_no_message_fails_at_once(db: Database, tmp_path: Path)
     assert (row.status, row.attempts) == ("failed", 1)
     assert row.last_error is not None and "cannot make a message" in row.last_error
     assert row_of(db, good).status == "sent"
+
+
+def test_concurrent_sends_each_row_once(db: Database, tmp_path: Path) -> None:
+    """pbm serve hands several mails to the transport at once: each lands once."""
+    config = make_config()
+    ids = enqueue(db, config, *(reply(n) for n in range(12)))
+    box = tmp_path / "box"
+    sender = OutboxSender(db, config, MaildirTransport(box), Clock(), concurrency=8)
+    assert run(sender.run_once()) == 12
+    assert run(sender.run_once()) == 0
+    assert [row_of(db, i).status for i in ids] == ["sent"] * 12
+    assert len(list((box / "new").iterdir())) == 12

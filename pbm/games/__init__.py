@@ -74,6 +74,10 @@ class GameState(Protocol):
         """Every legal move in canonical notation, sorted."""
         ...
 
+    def example_move(self) -> str | None:
+        """One legal move in canonical notation (cheap: no full list), or None."""
+        ...
+
     def diagram(self) -> str:
         """The ASCII board diagram with a legend and whose turn it is."""
         ...

@@ -27,7 +27,7 @@ from typing import Protocol
 
 import aiosmtplib
 import sqlalchemy as sa
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from pbm.config import Config, ConfigError
 from pbm.store import Database, OutboxMessage, claim_outbox, outbox_failed, outbox_sent
@@ -286,6 +286,7 @@ Clock = Callable[[], datetime]
 
 MAX_RETRY_DELAY = timedelta(hours=1)
 LEASE_MARGIN = timedelta(seconds=90)  # do not start a send this close to the lease's end
+SEND_CONCURRENCY = 8  # mails pbm serve hands to the transport at once
 
 
 def now_utc() -> datetime:
@@ -325,6 +326,7 @@ class OutboxSender:
         lease: timedelta = timedelta(minutes=10),
         poll_seconds: float = 10.0,
         worker: str | None = None,
+        concurrency: int = 1,
     ) -> None:
         self.db = db
         self.config = config
@@ -334,6 +336,7 @@ class OutboxSender:
         self.lease = lease
         self.poll_seconds = poll_seconds
         self.worker = worker or _worker_name()
+        self.concurrency = concurrency
         self._stop: asyncio.Event | None = None  # run_forever's, so a batch can end early
 
     # -- database work (blocking; called through asyncio.to_thread) --
@@ -347,21 +350,33 @@ class OutboxSender:
     def _record(self, row_id: int, error: DeliveryError | None, now: datetime) -> str:
         """Write one outcome; returns the row's new status."""
         with self.db.transaction() as session:
-            row = session.get(OutboxMessage, row_id)
-            if row is None or row.status != "pending":
-                # Someone requeued or settled it meanwhile (our lease ran out): leave it be.
-                log.warning("outbox %s changed while we were sending it; left alone", row_id)
-                return row.status if row is not None else "gone"
-            if error is None:
-                outbox_sent(session, row_id, now)
-                return "sent"
-            attempts = row.attempts + 1
-            if isinstance(error, PermanentFailure) or attempts >= self.config.outbound.max_attempts:
-                outbox_failed(session, row_id, str(error), now, None)
-                return "failed"
-            delay = retry_delay(attempts, self.config.outbound.retry_base_seconds)
-            outbox_failed(session, row_id, str(error), now, now + delay)
-            return "pending"
+            return self._record_in(session, row_id, error, now)
+
+    def _record_in(
+        self, session: Session, row_id: int, error: DeliveryError | None, now: datetime
+    ) -> str:
+        row = session.get(OutboxMessage, row_id)
+        if row is None or row.status != "pending":
+            # Someone requeued or settled it meanwhile (our lease ran out): leave it be.
+            log.warning("outbox %s changed while we were sending it; left alone", row_id)
+            return row.status if row is not None else "gone"
+        if error is None:
+            outbox_sent(session, row_id, now)
+            return "sent"
+        attempts = row.attempts + 1
+        if isinstance(error, PermanentFailure) or attempts >= self.config.outbound.max_attempts:
+            outbox_failed(session, row_id, str(error), now, None)
+            return "failed"
+        delay = retry_delay(attempts, self.config.outbound.retry_base_seconds)
+        outbox_failed(session, row_id, str(error), now, now + delay)
+        return "pending"
+
+    def _record_many(
+        self, outcomes: Sequence[tuple[int, DeliveryError | None]], now: datetime
+    ) -> list[str]:
+        """Write a batch's outcomes in one transaction; returns each row's new status."""
+        with self.db.transaction() as session:
+            return [self._record_in(session, row_id, error, now) for row_id, error in outcomes]
 
     def _release(self, row_ids: Sequence[int]) -> None:
         """Give back claimed rows untried, to be claimed again at once."""
@@ -392,44 +407,62 @@ class OutboxSender:
     # -- the loop --
 
     async def run_once(self) -> int:
-        """Claim the due rows, send them, record each outcome; the number sent."""
+        """Claim the due rows, send them side by side, record every outcome at once.
+
+        Sending in parallel lets the file system and the relay take several
+        mails per flush; recording the outcomes in one transaction costs one
+        commit per batch instead of one per mail.
+        """
         rows = await asyncio.to_thread(self._claim, self.clock())
-        sent = 0
-        for index, row in enumerate(rows):
-            assert row.id is not None
-            now = self.clock()
-            nearly_up = row.claimed_until is not None and (
-                now > _utc(row.claimed_until) - LEASE_MARGIN
-            )
-            if nearly_up or (self._stop is not None and self._stop.is_set()):
-                # Shutting down, or the lease is nearly up: another sender may take these now.
-                await asyncio.to_thread(self._release, [r.id for r in rows[index:] if r.id])
-                break
-            error: DeliveryError | None = None
+        if not rows:
+            return 0
+        limit = asyncio.Semaphore(self.concurrency)
+        relay_down: list[TemporaryFailure] = []
+        given_back: list[int] = []
+
+        async def attempt(row: OutboxMessage) -> DeliveryError | None:
             try:
                 msg = build_message(row, self.config)
             except (ValueError, TypeError) as exc:  # e.g. a line break in a header value
-                error = PermanentFailure(f"cannot make a message of this row: {exc}")
-            else:
+                return PermanentFailure(f"cannot make a message of this row: {exc}")
+            async with limit:
+                now = self.clock()
+                nearly_up = row.claimed_until is not None and (
+                    now > _utc(row.claimed_until) - LEASE_MARGIN
+                )
+                if nearly_up or (self._stop is not None and self._stop.is_set()):
+                    # Shutting down, or the lease is nearly up: another sender may take it.
+                    assert row.id is not None
+                    given_back.append(row.id)
+                    return None
+                if relay_down:  # nothing else will get through either: wait your turn
+                    return relay_down[0]
                 try:
                     await self.transport.send(msg, [row.to_addr])
+                except TemporaryFailure as exc:
+                    if exc.relay_down:
+                        relay_down.append(exc)
+                    return exc
                 except DeliveryError as exc:
-                    error = exc
+                    return exc
                 except Exception as exc:  # a bug, not the mail: count it, so it cannot loop
                     log.exception("outbox %s: unexpected error while sending", row.id)
-                    error = TemporaryFailure(f"unexpected error: {exc!r}")
-            status = await asyncio.to_thread(self._record, row.id, error, self.clock())
+                    return TemporaryFailure(f"unexpected error: {exc!r}")
+            return None
+
+        errors = await asyncio.gather(*(attempt(r) for r in rows))
+        done = [(r, e) for r, e in zip(rows, errors, strict=True) if r.id not in given_back]
+        outcomes = [(r.id, e) for r, e in done if r.id is not None]
+        statuses = await asyncio.to_thread(self._record_many, outcomes, self.clock())
+        if given_back:
+            await asyncio.to_thread(self._release, given_back)
+        sent = 0
+        for (row, error), status in zip(done, statuses, strict=True):
             if error is None:
                 sent += 1
                 log.info("outbox %s sent to %s", row.id, row.to_addr)
             else:
                 log.warning("outbox %s to %s: %s (%s)", row.id, row.to_addr, error, status)
-            if isinstance(error, TemporaryFailure) and error.relay_down:
-                # Nothing else will get through either: the rest wait their turn, too.
-                for other in rows[index + 1 :]:
-                    assert other.id is not None
-                    await asyncio.to_thread(self._record, other.id, error, self.clock())
-                break
         return sent
 
     async def run_forever(self, stop: asyncio.Event, wake: asyncio.Event) -> None:

@@ -14,23 +14,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import sqlalchemy as sa
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from pbm import commands, games, store
 from pbm import service as svc
 from pbm.config import Config
 from pbm.mail import dispatch
-from pbm.mail.inbound import Inbound, command_candidates, read_message
+from pbm.mail.inbound import Inbound, command_candidates, read_message, subject_command_text
 from pbm.replies import Reply
 
 log = logging.getLogger("pbm.worker")
 
 POLL_SECONDS = 1.0  # look for mail other instances accepted, even when not woken
+BATCH = 20  # mails committed together (see BatchDatabase)
 
 
 @dataclass
@@ -109,13 +110,14 @@ def run_commands(worker: InboxWorker, mail: Mail) -> None:
             )
             mail.settle("done", "empty reply")
             return
-        attempted = [
-            why
-            for ln in inbound.new_text.splitlines()
-            if (why := commands.explain(ln.strip(), names))
-        ]
+        # A malformed command in a subject the sender typed (not "Re: <our subject>"),
+        # then in the body, is explained and quoted; help is for mail with none at all.
+        typed = subject_command_text(inbound.subject)
+        tried = [typed] if typed and typed == inbound.subject else []
+        tried += [ln.strip() for ln in inbound.new_text.splitlines()]
+        attempted = [(ln, why) for ln in tried if (why := commands.explain(ln, names))]
         if attempted:
-            worker.error(sender, attempted[0], "", mid)
+            worker.error(sender, attempted[0][1], attempted[0][0], mid)
             mail.settle("done", "malformed command")
         else:
             mail.replies += worker.service.help(None, sender=sender, message_id=mid)
@@ -127,12 +129,8 @@ def run_commands(worker: InboxWorker, mail: Mail) -> None:
         cmd: commands.Command | None
         if token is not None:
             rc = commands.parse_reply_command(line)
-            try:
-                game = worker.service.board_view(token.board).game
-            except svc.ServiceError as exc:
-                worker.error(sender, exc, line, key, board=token.board)
-                continue
-            cmd = rc.bind(game, token.board, token.userid) if rc is not None else None
+            # The board, not a game word, says which game a reply is about.
+            cmd = rc.bind("", token.board, token.userid) if rc is not None else None
             why = commands.explain_reply(line)
         else:
             cmd = commands.parse_command(line, names)
@@ -161,6 +159,40 @@ def run_commands(worker: InboxWorker, mail: Mail) -> None:
 STEPS: tuple[Step, ...] = (parse, screen, dedupe, run_commands)
 
 
+class BatchDatabase:
+    """A ``Database`` whose transactions, inside ``batch()``, are savepoints of one.
+
+    Each command keeps its all-or-nothing unit (a SAVEPOINT that is rolled
+    back alone when the command is refused), but a whole batch of mails —
+    claim, commands, replies, inbox marks — is committed once: one fsync
+    instead of several per mail. A crash before that commit leaves the mails
+    unclaimed, to be processed again; nothing was promised outside.
+    """
+
+    def __init__(self, db: store.Database) -> None:
+        self.db = db
+        self._session: Session | None = None
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Session]:
+        if self._session is None:
+            with self.db.transaction() as s:
+                yield s
+        else:
+            with self._session.begin_nested():
+                yield self._session
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[Session]:
+        """One outer transaction for everything done inside."""
+        with self.db.transaction() as s:
+            self._session = s
+            try:
+                yield s
+            finally:
+                self._session = None
+
+
 class InboxWorker:
     """Takes inbox rows and runs them through ``STEPS``."""
 
@@ -172,12 +204,12 @@ class InboxWorker:
         outbox_wake: asyncio.Event | None = None,
         clock: Callable[[], datetime] = store.utc_now,
     ) -> None:
-        self.db = db
+        self.db = BatchDatabase(db)
         self.config = config
         self.worker_id = worker_id
         self.outbox_wake = outbox_wake
         self.clock = clock
-        self.service = svc.Service(db, config, clock)
+        self.service = svc.Service(self.db, config, clock)  # type: ignore[arg-type]
 
     def error(
         self,
@@ -212,10 +244,13 @@ class InboxWorker:
         """Run one mail through the steps and mark its inbox row."""
         mail = Mail(row_id, raw, mail_from, rcpt)
         try:
-            for step in STEPS:
-                step(self, mail)
-                if mail.outcome is not None:
-                    break
+            # A savepoint per mail: whatever goes wrong in one mail, even in the
+            # database, is undone alone and cannot spoil the rest of the batch.
+            with self.db.transaction():
+                for step in STEPS:
+                    step(self, mail)
+                    if mail.outcome is not None:
+                        break
         except Exception as exc:  # a broken mail must never stop the worker
             log.exception("inbox %d failed", row_id)
             mail.settle("failed", f"{type(exc).__name__}: {exc}")
@@ -223,14 +258,14 @@ class InboxWorker:
             store.finish_inbox(s, row_id, mail.outcome or "done", self.clock(), mail.note[:500])
         return mail
 
-    def run_once(self, limit: int = 20) -> int:
-        """Process up to ``limit`` waiting mails; returns how many."""
-        with self.db.transaction() as s:
+    def run_once(self, limit: int = BATCH) -> int:
+        """Process up to ``limit`` waiting mails in one batch; returns how many."""
+        with self.db.batch() as s:
             rows = store.claim_inbox(s, self.worker_id, self.clock(), limit=limit)
             batch = [(r.id, r.raw, r.mail_from, r.rcpt_to.split("\n")) for r in rows]
-        for row_id, raw, mail_from, rcpt in batch:
-            assert row_id is not None
-            self.process(row_id, raw, mail_from, rcpt)
+            for row_id, raw, mail_from, rcpt in batch:
+                assert row_id is not None
+                self.process(row_id, raw, mail_from, rcpt)
         return len(batch)
 
     async def run_forever(self, stop: asyncio.Event, wake: asyncio.Event) -> None:

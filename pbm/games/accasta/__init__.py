@@ -77,6 +77,13 @@ class AccastaState:
         pos = self.position
         return sorted(turn_to_text(pos, t) for t in pos.legal_turns())
 
+    def example_move(self) -> str | None:
+        pos = self.position
+        if pos.outcome() is not None:
+            return None
+        turns = pos.legal_turns()
+        return turn_to_text(pos, turns[0]) if turns else None
+
     def diagram(self) -> str:
         return str(self.position)
 

@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""Mail benchmark: concurrent players moving by reply against a real ``pbm serve``.
+
+Sets up a fresh embedded site (SQLite file, Maildir outbox) in a temporary
+folder with CLIENTS boards, starts ``pbm serve``, and lets CLIENTS SMTP
+clients each play their own board move after move: a client mails its move
+to the board's reply-token address and waits until the board mail answering
+it has been written to the Maildir, then sends the next. Reported:
+
+- moves/s over the whole run;
+- server-side latency, from the mail accepted (the inbox row, committed
+  before 250) to the reply written (the outbox row), p50/p99;
+- client round trip, from the start of the SMTP transaction to the reply's
+  file in the Maildir, p50/p99;
+- beside it, in the same run, a no-op aiosmtpd server (answers 250 to
+  everything) under the same clients: SMTP transactions/s and p50/p99.
+
+Usage: .venv/bin/python scripts/bench_mail.py [--clients 20] [--moves 25]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import smtplib
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+
+import sqlalchemy as sa
+from aiosmtpd.controller import Controller
+
+from pbm import config as config_mod
+from pbm import store
+from pbm.games.accasta import ACCASTA
+from pbm.replies import token_address
+from pbm.service import Service
+
+ADDRESS = "pbm@bench.test"
+
+
+def pct(values: list[float], p: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
+
+
+def game_line(seed: int, length: int) -> list[str]:
+    """A line of legal moves from the start that does not end the game."""
+    rng = random.Random(seed)
+    state = ACCASTA.new()
+    out = []
+    while len(out) < length:
+        moves = state.legal_moves()
+        rng.shuffle(moves)
+        for m in moves:
+            nxt, canonical = state.play(m)
+            if nxt.outcome is None:
+                state = nxt
+                out.append(canonical)
+                break
+        else:
+            break
+    return out
+
+
+@dataclass
+class Watcher:
+    """Finds reply files in the Maildir and wakes the client waiting for each."""
+
+    new_dir: Path
+    waiting: dict[str, threading.Event] = field(default_factory=dict)
+    seen: set[str] = field(default_factory=set)
+    arrived: dict[str, float] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def expect(self, message_id: str) -> threading.Event:
+        ev = threading.Event()
+        with self.lock:
+            self.waiting[message_id] = ev
+        return ev
+
+    def run(self) -> None:
+        pattern = re.compile(rb"^In-Reply-To:\s*(<[^>]+>)", re.M | re.I)
+        while not self.stop.is_set():
+            try:
+                names = os.listdir(self.new_dir)
+            except FileNotFoundError:
+                names = []
+            for name in names:
+                if name in self.seen:
+                    continue
+                self.seen.add(name)
+                try:
+                    with open(self.new_dir / name, "rb") as f:
+                        head = f.read(4096)
+                except FileNotFoundError:
+                    continue
+                m = pattern.search(head)
+                if m is None:
+                    continue
+                mid = m.group(1).decode()
+                with self.lock:
+                    ev = self.waiting.pop(mid, None)
+                    self.arrived[mid] = time.perf_counter()
+                if ev is not None:
+                    ev.set()
+            time.sleep(0.002)
+
+
+def setup_site(root: Path, clients: int) -> tuple[config_mod.Config, list[tuple[int, str, str]]]:
+    env = {**os.environ, "PBM_CONFIG": str(root / "pbm.toml"), "PBM_MAIL_ADDRESS": ADDRESS}
+    subprocess.run(
+        [sys.executable, "-m", "pbm", "init"], env=env, check=True, cwd=root, capture_output=True
+    )
+    cfg = config_mod.load(root / "pbm.toml", env={"PBM_MAIL_ADDRESS": ADDRESS})
+    db = store.Database.open(cfg)
+    service = Service(db, cfg)
+    boards = []
+    for i in range(clients):
+        w, b = f"w{i}", f"b{i}"
+        service.signup(w, "password", f"{w}@players.test")
+        service.signup(b, "password", f"{b}@players.test")
+        board = service.challenge("accasta", w, b, admin=True)[0].board
+        assert board is not None
+        boards.append((board, w, b))
+    with db.transaction() as s:  # the set-up mails are not part of the measurement
+        s.exec(sa.update(store.OutboxMessage).values(status="sent"))  # type: ignore[call-overload]
+    db.close()
+    return cfg, boards
+
+
+def run_pbm(
+    root: Path, cfg: config_mod.Config, boards: list[tuple[int, str, str]], moves: int
+) -> dict[str, float]:
+    env = {
+        **os.environ,
+        "PBM_CONFIG": str(root / "pbm.toml"),
+        "PBM_MAIL_ADDRESS": ADDRESS,
+        "PBM_SMTP_LISTEN": "127.0.0.1:0",
+        "PBM_SERVER_LOG_LEVEL": "WARNING",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pbm", "serve"], env=env, cwd=root, stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    m = re.search(r":(\d+),", line)
+    if m is None:
+        proc.kill()
+        raise SystemExit(f"pbm serve did not start: {line!r}")
+    port = int(m.group(1))
+    watcher = Watcher(cfg.maildir_path / "new")
+    wt = threading.Thread(target=watcher.run, daemon=True)
+    wt.start()
+    round_trips: list[float] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+
+    def client(i: int, board: int, white: str, black: str) -> None:
+        line_ = game_line(1000 + i, moves)
+        with smtplib.SMTP("127.0.0.1", port, timeout=60) as smtp:
+            for ply, move in enumerate(line_):
+                uid = white if ply % 2 == 0 else black
+                to = token_address(ADDRESS, cfg.mail.secret, board, uid)
+                msg = EmailMessage()
+                msg["From"] = f"{uid}@players.test"
+                msg["To"] = to
+                msg["Subject"] = f"Re: Accasta Board {board}"
+                msg["Message-ID"] = mid = make_msgid(domain="players.test")
+                msg.set_content(f"{move}\n")
+                ev = watcher.expect(mid)
+                t0 = time.perf_counter()
+                smtp.send_message(msg)
+                if not ev.wait(30):
+                    with lock:
+                        errors.append(f"board {board} move {ply + 1}: no reply")
+                    return
+                with lock:
+                    round_trips.append(watcher.arrived[mid] - t0)
+
+    threads = [threading.Thread(target=client, args=(i, *b)) for i, b in enumerate(boards)]
+    t_start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - t_start
+    watcher.stop.set()
+    proc.terminate()
+    proc.wait(30)
+    engine = sa.create_engine(cfg.database_url)
+    with engine.connect() as conn:
+        rows = conn.exec_driver_sql(
+            "select i.received_at, min(o.created_at) from inbox i join outbox o "
+            "on o.in_reply_to = i.message_id group by i.id"
+        ).all()
+        applied = conn.exec_driver_sql("select count(*) from moves").scalar_one()
+    engine.dispose()
+
+    def seconds(v: object) -> float:
+        if isinstance(v, str):
+            from datetime import datetime
+
+            return datetime.fromisoformat(v).timestamp()
+        return v.timestamp()  # type: ignore[attr-defined,no-any-return]
+
+    server_lat = [seconds(b) - seconds(a) for a, b in rows]
+    if errors:
+        print("errors:", *errors[:5], sep="\n  ")
+    return {
+        "moves": float(applied),
+        "wall": wall,
+        "rate": applied / wall,
+        "srv_p50": pct(server_lat, 50) * 1000,
+        "srv_p99": pct(server_lat, 99) * 1000,
+        "rt_p50": pct(round_trips, 50) * 1000,
+        "rt_p99": pct(round_trips, 99) * 1000,
+        "rt_mean": statistics.fmean(round_trips) * 1000,
+    }
+
+
+class _Noop:
+    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
+        return "250 OK"
+
+
+def run_noop(clients: int, moves: int) -> dict[str, float]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    ctrl = Controller(_Noop(), hostname="127.0.0.1", port=port)
+    ctrl.start()
+    times: list[float] = []
+    lock = threading.Lock()
+
+    def client(i: int) -> None:
+        with smtplib.SMTP("127.0.0.1", port, timeout=60) as smtp:
+            for n in range(moves):
+                msg = EmailMessage()
+                msg["From"] = f"c{i}@players.test"
+                msg["To"] = ADDRESS
+                msg["Subject"] = "Re: Accasta Board 1"
+                msg["Message-ID"] = make_msgid(domain="players.test")
+                msg.set_content(f"a1:C-d1 {n}\n")
+                t0 = time.perf_counter()
+                smtp.send_message(msg)
+                with lock:
+                    times.append(time.perf_counter() - t0)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - t0
+    ctrl.stop()
+    return {
+        "rate": len(times) / wall,
+        "p50": pct(times, 50) * 1000,
+        "p99": pct(times, 99) * 1000,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--clients", type=int, default=20)
+    ap.add_argument("--moves", type=int, default=25, help="moves per board")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="pbm-bench-") as tmp:
+        root = Path(tmp)
+        cfg, boards = setup_site(root, args.clients)
+        r = run_pbm(root, cfg, boards, args.moves)
+        n = run_noop(args.clients, args.moves)
+    print(
+        f"pbm serve (SQLite + Maildir), {args.clients} clients, {int(r['moves'])} moves "
+        f"in {r['wall']:.1f} s"
+    )
+    print(f"  moves/s                         {r['rate']:8.1f}   (target >= 150)")
+    print(f"  accepted -> reply written  p50  {r['srv_p50']:8.1f} ms")
+    print(f"  accepted -> reply written  p99  {r['srv_p99']:8.1f} ms   (target < 300)")
+    print(f"  client round trip          p50  {r['rt_p50']:8.1f} ms")
+    print(f"  client round trip          p99  {r['rt_p99']:8.1f} ms")
+    print(
+        f"no-op aiosmtpd, same clients: {n['rate']:.1f} mails/s, "
+        f"p50 {n['p50']:.1f} ms, p99 {n['p99']:.1f} ms per SMTP transaction"
+    )
+
+
+if __name__ == "__main__":
+    main()
