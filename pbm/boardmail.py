@@ -218,8 +218,7 @@ def _how_to_reply(view: BoardView, recipient: str | None) -> list[str]:
                 me = name
     lines = ["How to reply:"]
     if me is not None and me == view.to_move_name:
-        legal = view.state.legal_moves()
-        example = legal[0] if legal else "MOVE"
+        example = view.state.example_move() or "MOVE"
         nxt = view.state.ply + 1
         lines += [
             "  Reply to this mail with just your move on the first line, e.g.",
