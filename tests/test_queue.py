@@ -1,0 +1,223 @@
+"""Queued and conditional moves, on a real database with the real Accasta.
+
+The position used: after ``a4:C+b4,H-c6,S-b5`` (alice, White) and
+``f4:H-e5,S+f3`` (bob, Black), White to move. Black's ``g1:C-d1`` is legal
+after White's ``a1:C+b2`` but not after ``a1:C-d1`` (d1 then holds a White
+stack, which can only be captured).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import Clock
+from sqlmodel import col, select
+
+from pbm.config import Config
+from pbm.replies import reply_token
+from pbm.service import (
+    BadRequest,
+    GameOver,
+    NotAPlayer,
+    NotYourTurn,
+    Password,
+    ReplyToken,
+    Service,
+    ServiceError,
+    WrongPassword,
+)
+from pbm.store import Database, Game, Move, OutboxMessage, QueuedMove
+
+PW = Password("pw")
+ALICE, BOB = "alice@example.org", "bob@example.org"
+OPENING = ("a4:C+b4,H-c6,S-b5", "f4:H-e5,S+f3")
+
+
+@pytest.fixture
+def svc(db: Database, config: Config, clock: Clock) -> Service:
+    s = Service(db, config, clock)
+    s.signup("alice", "pw", ALICE)
+    s.signup("bob", "pw", BOB)
+    s.signup("carol", "pw", "carol@example.org")
+    return s
+
+
+@pytest.fixture
+def board(svc: Service) -> int:
+    b = svc.challenge("accasta", "alice", "bob", sender=ALICE)[0].board
+    assert b is not None
+    svc.move(b, "alice", PW, OPENING[0])
+    svc.move(b, "bob", PW, OPENING[1])
+    return b
+
+
+def game(db: Database, board: int) -> Game:
+    with db.transaction() as s:
+        g = s.get(Game, board)
+        assert g is not None
+        return g
+
+
+def moves(db: Database, board: int) -> list[Move]:
+    with db.transaction() as s:
+        return list(s.exec(select(Move).where(Move.board == board).order_by(col(Move.ply))).all())
+
+
+def queued(db: Database) -> list[tuple[str, str, str | None]]:
+    with db.transaction() as s:
+        rows = s.exec(select(QueuedMove).order_by(col(QueuedMove.id))).all()
+        return [(q.userid, q.move_text, q.if_move) for q in rows]
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def snapshot(db: Database) -> tuple[Any, ...]:
+    with db.transaction() as s:
+        return tuple(
+            [r.model_dump() for r in s.exec(select(table)).all()]
+            for table in (Game, Move, QueuedMove, OutboxMessage)
+        )
+
+
+def refused(db: Database, error: type[ServiceError], call: Any) -> str:
+    before = snapshot(db)
+    with pytest.raises(error) as info:
+        call()
+    assert type(info.value) is error
+    assert snapshot(db) == before
+    return info.value.message
+
+
+# ---------------------------------------------------------------- playing the queue
+
+
+def test_a_conditional_reply_is_played_the_moment_its_condition_is_met(
+    db: Database, svc: Service, board: int
+) -> None:
+    [ack] = svc.queue(board, "bob", PW, "g1:C-d1", "A1:C+B2")  # any spelling of the move
+    assert ack.to == BOB and "1. g1:C-d1   if alice plays A1:C+B2" in ack.body
+    replies = svc.move(board, "alice", PW, "a1:C+b2", comment="your move")
+    played = moves(db, board)
+    assert [(m.ply, m.notation, m.queued) for m in played[2:]] == [
+        (3, "a1:C+b2", False),
+        (4, "g1:C-d1", True),
+    ]
+    assert played[3].message_id is None and played[3].userid == "bob"
+    assert queued(db) == []
+    g = game(db, board)
+    assert g.ply == 4 and g.status == "active"
+    # Board mails as usual: after alice's move (with her comment), then after bob's reply.
+    first = [r for r in replies if r.subject.endswith("bob to move")]
+    second = [r for r in replies if r.subject.endswith("alice to move")]
+    assert sorted(r.to for r in first) == sorted(r.to for r in second) == [ALICE, BOB]
+    assert all("your move" in r.body for r in first)
+    assert all("Move 4, bob (Black): g1:C-d1 (queued)" in r.body for r in second)
+    [note] = [r for r in replies if r.subject.endswith("queued moves")]
+    assert note.to == BOB
+    assert "your queued move g1:C-d1 was played at once as move 4" in flat(note.body)
+    history = svc.history(board, sender=BOB)[0].body
+    assert "g1:C-d1 (queued)" in history
+
+
+def test_an_unmet_condition_leaves_the_turn_to_the_player(
+    db: Database, svc: Service, board: int
+) -> None:
+    svc.queue(board, "bob", PW, "g1:C-d1", "a1:C+b2")
+    replies = svc.move(board, "alice", PW, "a1:C-d1")
+    assert game(db, board).ply == 3 and queued(db) == []
+    [note] = [r for r in replies if r.subject.endswith("queued moves")]
+    body = flat(note.body)
+    assert "none of your queued moves could be played, so it is your turn" in body
+    assert "g1:C-d1 if a1:C+b2: dropped, alice played a1:C-d1." in body
+    assert note.reply_as == "bob"
+
+
+def test_the_first_fitting_move_is_played_and_the_rest_dropped(
+    db: Database, svc: Service, board: int
+) -> None:
+    svc.queue(board, "bob", PW, "g1:C-d1", "a1:C+b2")  # condition not met
+    svc.queue(board, "bob", PW, "g1:C-d1")  # fits, but illegal after a1:C-d1
+    svc.queue(board, "bob", PW, "g1:C-e1", "a1:C-d1")  # fits and is legal: played
+    svc.queue(board, "bob", PW, "g1:C-f1")  # comes after: dropped
+    replies = svc.move(board, "alice", PW, "a1:C-d1")
+    assert moves(db, board)[-1].notation == "g1:C-e1" and moves(db, board)[-1].queued
+    assert queued(db) == []
+    [note] = [r for r in replies if r.subject.endswith("queued moves")]
+    body = flat(note.body)
+    assert "g1:C-d1 if a1:C+b2: dropped, alice played a1:C-d1." in body
+    assert (
+        "g1:C-d1: dropped, it is not legal after alice's a1:C-d1: "
+        "d1 is a stack headed by White: write x not -" in body
+    )
+    assert "g1:C-f1: dropped, a move before it in your queue was played." in body
+
+
+def test_a_queued_move_that_became_illegal_is_dropped_with_the_reason(
+    db: Database, svc: Service, board: int
+) -> None:
+    svc.queue(board, "bob", PW, "g1:C-d1")
+    replies = svc.move(board, "alice", PW, "a1:C-d1")
+    assert game(db, board).ply == 3  # nothing played for bob
+    [note] = [r for r in replies if r.subject.endswith("queued moves")]
+    assert note.to == BOB
+    assert "not legal after alice's a1:C-d1: d1 is a stack headed by White" in flat(note.body)
+
+
+def test_clear_forgets_the_queue(db: Database, svc: Service, board: int) -> None:
+    svc.queue(board, "bob", PW, "g1:C-d1")
+    svc.queue(board, "bob", PW, "g1:C-e1")
+    [ack] = svc.queue(board, "bob", PW, None)
+    assert "Your 2 queued move(s) on board" in ack.body
+    assert queued(db) == []
+    svc.move(board, "alice", PW, "a1:C+b2")
+    assert game(db, board).ply == 3
+
+
+def test_a_reply_address_may_queue(db: Database, config: Config, svc: Service, board: int) -> None:
+    token = reply_token(config.mail.secret, board, "bob")
+    svc.queue(board, "bob", ReplyToken(token), "g1:C-d1", "a1:C+b2")
+    assert queued(db) == [("bob", "g1:C-d1", "a1:C+b2")]
+
+
+def test_an_accepted_undo_drops_the_queue(db: Database, svc: Service, board: int) -> None:
+    svc.undo(board, "bob", PW)
+    svc.queue(board, "bob", PW, "g1:C-e1")
+    assert queued(db) == [("bob", "g1:C-e1", None)]
+    replies = svc.accept_undo(board, "alice", PW)  # bob is to move again
+    assert queued(db) == []
+    assert "queued moves on this board were dropped" in flat(replies[0].body)
+
+
+def test_the_end_of_the_game_drops_the_queue(db: Database, svc: Service, board: int) -> None:
+    svc.queue(board, "bob", PW, "g1:C-d1")
+    svc.resign(board, "alice", PW)
+    assert queued(db) == []
+
+
+# ---------------------------------------------------------------- refusals
+
+
+def test_queue_refusals(db: Database, svc: Service, board: int) -> None:
+    assert "your turn" in refused(db, NotYourTurn, lambda: svc.queue(board, "alice", PW, "a1:C+b2"))
+    why = refused(db, BadRequest, lambda: svc.queue(board, "bob", PW, "g1:C-d1", "a1:C-z9"))
+    assert why.startswith("a1:C-z9 is not a move alice can make now")
+    why = refused(db, BadRequest, lambda: svc.queue(board, "bob", PW, "g1:C-d1", "a1:C-d1"))
+    assert why.startswith("After alice's a1:C-d1, g1:C-d1 is not legal: d1 is a stack")
+    why = refused(db, BadRequest, lambda: svc.queue(board, "bob", PW, "hello"))
+    assert why.startswith("hello is not a move")
+    refused(db, BadRequest, lambda: svc.queue(board, "bob", PW, "resign"))
+    assert "no queued moves" in refused(db, BadRequest, lambda: svc.queue(board, "bob", PW, None))
+    refused(db, WrongPassword, lambda: svc.queue(board, "bob", Password("x"), "g1:C-d1"))
+    refused(db, WrongPassword, lambda: svc.queue(board, "bob", ReplyToken("bad"), "g1:C-d1"))
+    refused(db, NotAPlayer, lambda: svc.queue(board, "carol", PW, "g1:C-d1"))
+    svc.resign(board, "bob", PW)
+    refused(db, GameOver, lambda: svc.queue(board, "bob", PW, "g1:C-d1"))
+
+
+def test_a_queue_has_a_limit(db: Database, svc: Service, board: int) -> None:
+    for _ in range(20):
+        svc.queue(board, "bob", PW, "g1:C-e1")
+    assert "the most" in refused(db, BadRequest, lambda: svc.queue(board, "bob", PW, "g1:C-e1"))
