@@ -7,7 +7,10 @@ what they send from a real SMTP sink and from the database.
 from __future__ import annotations
 
 import smtplib
+import ssl
+import subprocess
 from collections.abc import Iterator
+from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
@@ -246,3 +249,34 @@ def test_two_servers_one_postgres_every_move_once(
     finally:
         a.stop()
         b.stop()
+
+
+def test_starttls_when_a_certificate_is_configured(tmp_path: Path, sink: Sink) -> None:
+    """RFC 3207: with smtp.tls_cert and smtp.tls_key set, the listener offers STARTTLS."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", "/CN=pbm.test", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    srv = PbmServer(
+        tmp_path / "site",
+        sink_port=sink.port,
+        extra_env={"PBM_SMTP_TLS_CERT": str(cert), "PBM_SMTP_TLS_KEY": str(key)},
+    )
+    (tmp_path / "site").mkdir()
+    srv.start()
+    try:
+        with srv.smtp() as s:
+            s.ehlo()
+            assert s.has_extn("starttls")
+            s.starttls(context=ssl._create_unverified_context())
+            s.ehlo()
+            msg = EmailMessage()
+            msg["From"], msg["To"], msg["Subject"] = ALICE, SERVER_ADDRESS, "signup alice pw-a"
+            msg["Message-ID"] = "<tls-1@client.test>"
+            msg.set_content("\n")
+            s.send_message(msg)
+        sink.wait_for(ALICE, "Welcome")
+    finally:
+        srv.stop()
