@@ -278,10 +278,17 @@ class Service:
         db: Database,
         config: Config,
         clock: Callable[[], datetime] = utc_now,
+        send_clock: Callable[[], datetime] | None = None,
     ) -> None:
+        """``send_clock``: when replies become due for sending (default: ``clock``).
+
+        A simulated clock ahead of real time (``pbm tick --now``) still has its
+        mail sent at once when ``send_clock`` is real time.
+        """
         self.db = db
         self.config = config
         self.clock = clock
+        self.send_clock = send_clock
 
     # -- plumbing
 
@@ -331,7 +338,8 @@ class Service:
                 replace(r, in_reply_to=message_id) if r.to.lower() == sender.lower() else r
                 for r in replies
             ]
-        enqueue_replies(session, replies, self.config, now)
+        due = self.send_clock() if self.send_clock is not None else None
+        enqueue_replies(session, replies, self.config, now, due)
         return replies
 
     def _rules(self, name: str) -> GameRules:

@@ -504,9 +504,13 @@ def new_message_id(config: Config) -> str:
 
 
 def enqueue_replies(
-    session: Session, replies: Sequence[Reply], config: Config, now: datetime
+    session: Session,
+    replies: Sequence[Reply],
+    config: Config,
+    now: datetime,
+    due: datetime | None = None,
 ) -> list[OutboxMessage]:
-    """Write replies to the outbox in the caller's transaction.
+    """Write replies to the outbox in the caller's transaction, to be sent from ``due`` (now).
 
     A reply with no address (``to == ""``, e.g. an answer to a CLI caller)
     is not queued. ``reply_to`` is the board's reply-token address for
@@ -535,7 +539,7 @@ def enqueue_replies(
             is_error=reply.is_error,
             status="pending",
             attempts=0,
-            next_attempt_at=now,
+            next_attempt_at=now if due is None else due,
         )
         session.add(row)
         rows.append(row)

@@ -435,3 +435,16 @@ def test_pbm_player_vacation(db: Database, cli: Any, board: int) -> None:
     refusal = cli("player", "vacation", "alice", "29", "--now", "2025-03-04T12:00", ok=False)
     assert refusal.exit_code == 1 and "only 28 of your 30" in refusal.output
     assert cli("player", "vacation", "alice", "soon", ok=False).exit_code == 2
+
+
+def test_mail_from_a_simulated_future_goes_out_at_once(
+    db: Database, config: Config, board: int
+) -> None:
+    future = datetime(2999, 1, 1, tzinfo=UTC)
+    before = datetime.now(UTC)
+    assert clock.tick(db, config, future) == 1
+    finals = outbox(db)[-2:]
+    assert all(o.created_at == future for o in finals)
+    assert all(
+        o.next_attempt_at is not None and before <= o.next_attempt_at < future for o in finals
+    )

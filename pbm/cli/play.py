@@ -56,9 +56,14 @@ def open_db(ctx: click.Context) -> Iterator[store.Database]:
 def open_service(ctx: click.Context, now: datetime | None = None) -> Iterator[svc.Service]:
     """The service, with its clock fixed at ``now`` if given; refusals become CLI errors."""
     with open_db(ctx) as db:
-        clock = (lambda: now) if now is not None else svc.utc_now
         try:
-            yield svc.Service(db, load_config(ctx), clock)
+            if now is None:
+                yield svc.Service(db, load_config(ctx))
+            else:
+                # Mail is sent at once, even when --now is ahead of real time.
+                yield svc.Service(
+                    db, load_config(ctx), lambda: now, lambda: min(now, svc.utc_now())
+                )
         except svc.ServiceError as exc:
             raise click.ClickException(exc.message) from None
 
