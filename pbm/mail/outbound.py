@@ -102,29 +102,57 @@ def build_message(mail: OutgoingMail, config: Config) -> EmailMessage:
     ``created_at``), so a retried mail is byte-for-byte the first attempt.
     """
     msg = EmailMessage(policy=email.policy.SMTP)
-    msg["From"] = Address(display_name=config.mail.from_name, addr_spec=config.mail.address)
-    msg["To"] = mail.to_addr
-    msg["Subject"] = mail.subject
-    # RFC 5322 §3.6.1: the origination date is when the reply was committed.
-    msg["Date"] = format_datetime(_utc(mail.created_at))
-    msg["Message-ID"] = mail.message_id  # RFC 5322 §3.6.4, our own, made at insert
+    sender = Address(display_name=config.mail.from_name, addr_spec=config.mail.address)
+    headers: list[tuple[str, str | Address]] = [
+        ("From", sender),
+        ("To", mail.to_addr),
+        ("Subject", mail.subject),
+        # RFC 5322 §3.6.1: the origination date is when the reply was committed.
+        ("Date", format_datetime(_utc(mail.created_at))),
+        ("Message-ID", mail.message_id),  # RFC 5322 §3.6.4, our own, made at insert
+    ]
     if mail.reply_to:
-        msg["Reply-To"] = mail.reply_to  # the player's reply-token address
+        headers.append(("Reply-To", mail.reply_to))  # the player's reply-token address
     if mail.in_reply_to:
         # RFC 5322 §3.6.4: we only know the parent's id, so References is just that.
-        msg["In-Reply-To"] = mail.in_reply_to
-        msg["References"] = mail.in_reply_to
+        headers += [("In-Reply-To", mail.in_reply_to), ("References", mail.in_reply_to)]
     # RFC 3834 §5: we answer mail automatically; well-behaved responders stay quiet.
-    msg["Auto-Submitted"] = "auto-replied"
-    msg["X-Auto-Response-Suppress"] = "All"  # Exchange's spelling of the same wish
-    msg["MIME-Version"] = "1.0"  # RFC 2045 §4
+    headers += [
+        ("Auto-Submitted", "auto-replied"),
+        ("X-Auto-Response-Suppress", "All"),  # Exchange's spelling of the same wish
+        ("MIME-Version", "1.0"),  # RFC 2045 §4
+    ]
+    for name, value in headers:
+        _set_header(msg, name, value)
     body = wrap_body(mail.body)
     if body.isascii():
-        msg.set_content(body, subtype="plain", charset="us-ascii", cte="7bit")
+        _set_header(msg, "Content-Type", 'text/plain; charset="us-ascii"')
+        _set_header(msg, "Content-Transfer-Encoding", "7bit")
+        msg.set_payload(body)
     else:
         # RFC 2045 §6.7: quoted-printable keeps mostly-ASCII text readable.
         msg.set_content(body, subtype="plain", charset="utf-8", cte="quoted-printable")
     return msg
+
+
+def _set_header(msg: EmailMessage, name: str, value: str | Address) -> None:
+    """Add a header; plain short ASCII values go in as they are.
+
+    The policy's header parser is thorough and slow; a value that needs no
+    encoding or folding (ASCII, one line, within RFC 5322 §2.1.1's 78
+    characters) is stored raw, which serializes identically. Anything else
+    (an encoded word, a long line, an address to check) takes the full path.
+    """
+    text = str(value)
+    if (
+        text.isascii()
+        and "\r" not in text
+        and "\n" not in text
+        and len(name) + 2 + len(text) <= MAX_LINE
+    ):
+        msg.set_raw(name, text)
+    else:
+        msg[name] = value
 
 
 # ---------------------------------------------------------------------------
