@@ -101,7 +101,7 @@ class Config:
     def database_url(self) -> str:
         """The SQLAlchemy URL; the embedded SQLite file unless one is set."""
         if self.database.url:
-            return self.database.url
+            return _sqlite_from(self.database.url, self.base_dir)
         return f"sqlite:///{self.data_path / 'pbm.sqlite3'}"
 
     @property
@@ -118,6 +118,17 @@ class Config:
         return host.strip("[]"), int(port)
 
 
+def _sqlite_from(url: str, base_dir: Path) -> str:
+    """A relative SQLite file in ``url`` taken from ``base_dir``, like every relative path."""
+    scheme, sep, rest = url.partition(":///")
+    if not sep or not scheme.startswith("sqlite"):
+        return url
+    file, q, query = rest.partition("?")
+    if not file or file == ":memory:" or file.startswith("file:") or Path(file).is_absolute():
+        return url
+    return f"{scheme}:///{(base_dir / file).resolve()}{q}{query}"
+
+
 _SECTIONS = ("database", "server", "smtp", "mail", "outbound", "limits", "clock")
 
 
@@ -131,13 +142,18 @@ def _coerce(key: str, value: Any, default: Any) -> Any:
         if isinstance(value, str) and value.lower() in ("0", "false", "no", "off", ""):
             return False
         raise ConfigError(f"{key} must be true or false, not {value!r}")
+    # true is an int to Python, and int(1.7) would quietly make it 1: refuse both.
     if isinstance(default, int):
         try:
+            if isinstance(value, bool | float):
+                raise ValueError(value)
             return int(value)
         except (TypeError, ValueError):
             raise ConfigError(f"{key} must be a whole number, not {value!r}") from None
     if isinstance(default, float):
         try:
+            if isinstance(value, bool):
+                raise ValueError(value)
             return float(value)
         except (TypeError, ValueError):
             raise ConfigError(f"{key} must be a number, not {value!r}") from None
