@@ -650,3 +650,12 @@ def _read(fd: int) -> bytes:
         return os.read(fd, 4096)
     except OSError:  # Linux: EIO once the terminal side is closed and drained
         return b""
+
+
+def test_an_unreachable_database_is_one_line_without_the_password(tmp_path: Path) -> None:
+    url = "postgresql+psycopg://pbm:s3cretpw@127.0.0.1:1/pbm"  # nothing listens on port 1
+    cli = Cli(tmp_path / "pbm.toml", url)
+    for args in (("init",), ("db", "upgrade"), ("game", "list"), ("archive",)):
+        result = cli.fails(*args, says="database postgresql+psycopg://pbm:***@127.0.0.1:1/pbm: ")
+        assert "s3cretpw" not in result.output
+        assert "Traceback" not in result.output

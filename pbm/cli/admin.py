@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import click
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import make_url
 
 from pbm import archive as archive_mod
 from pbm import config as config_mod
@@ -28,6 +30,21 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in cells]
     return "\n".join(lines)
+
+
+def shown_url(cfg: config_mod.Config) -> str:
+    """The database URL as printed: without its password."""
+    return make_url(cfg.database_url).render_as_string(hide_password=True)
+
+
+@contextmanager
+def database_errors(cfg: config_mod.Config) -> Iterator[None]:
+    """A database that cannot be reached is a one-line error, not a traceback."""
+    try:
+        yield
+    except sa_exc.OperationalError as exc:
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        raise click.ClickException(f"database {shown_url(cfg)}: {reason}") from None
 
 
 @contextmanager
@@ -46,11 +63,12 @@ def open_database(ctx: click.Context) -> Iterator[tuple[store.Database, config_m
     cfg = load_config(ctx)
     db = store.Database.open(cfg)
     try:
-        if store.current_revision(db) is None:
-            raise click.ClickException(
-                f"no pbm database at {cfg.database_url}: run `pbm init` first"
-            )
-        yield db, cfg
+        with database_errors(cfg):
+            if store.current_revision(db) is None:
+                raise click.ClickException(
+                    f"no pbm database at {shown_url(cfg)}: run `pbm init` first"
+                )
+            yield db, cfg
     finally:
         db.close()
 
@@ -82,9 +100,9 @@ def init(ctx: click.Context, address: str | None) -> None:
         path.write_text(text, encoding="utf-8")
         click.echo(f"config: {path} (new, with a fresh mail.secret)")
     cfg = load_config(ctx)
-    db = store.init_db(cfg)
-    db.close()
-    click.echo(f"database: {cfg.database_url} (at revision {store.head_revision()})")
+    with database_errors(cfg):
+        store.init_db(cfg).close()
+    click.echo(f"database: {shown_url(cfg)} (at revision {store.head_revision()})")
 
 
 @click.group()
@@ -97,8 +115,9 @@ def db() -> None:
 def upgrade(ctx: click.Context) -> None:
     """Migrate an existing database to the newest schema."""
     cfg = load_config(ctx)
-    store.upgrade(cfg)
-    click.echo(f"database: {cfg.database_url} (at revision {store.head_revision()})")
+    with database_errors(cfg):
+        store.upgrade(cfg)
+    click.echo(f"database: {shown_url(cfg)} (at revision {store.head_revision()})")
 
 
 # ---------------------------------------------------------------- players
