@@ -230,12 +230,17 @@ def _how_to_reply(view: BoardView, recipient: str | None) -> list[str]:
         ]
     elif me is not None:
         lines += [f"  Waiting for {view.to_move_name} to move."]
+        lines += wrap(
+            "To have your answer played the moment they move, reply with "
+            "queue MOVE (or queue MOVE if THEIR-MOVE; several lines are tried in order).",
+            indent="  ",
+        )
     else:
         lines += [f"  {view.to_move_name} is to move. Stop following: {g} unsubscribe {b} UID PW"]
     if me is not None:
         lines += wrap(
             "By reply you can also send resign, undo, accept, reject, show, history, "
-            "moves, cancel, or chat followed by a message.",
+            "moves, cancel, queue, or chat followed by a message.",
             indent="  ",
         )
     return lines
