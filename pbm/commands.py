@@ -315,8 +315,8 @@ Put the command in the Subject, or on a line of its own in the body; the other
 lines of the body are a comment shown with your move.
 
 Replying to a board mail needs no board, userid or password: write just the
-move (a1:C-d1), or resign, show, history, moves, undo, accept, reject, chat,
-subscribe, unsubscribe, queue MOVE [if MOVE], queue clear.
+move (a1:C-d1), or resign, show, history, moves, undo, accept, reject, cancel,
+chat, subscribe, unsubscribe, queue MOVE [if MOVE], queue clear.
 """
 
 
@@ -591,6 +591,7 @@ _REPLY_VERBS = (
     "undo",
     "accept",
     "reject",
+    "cancel",
     "chat",
     "subscribe",
     "unsubscribe",
@@ -609,8 +610,8 @@ _REPLY_FORMS: dict[str, str] = {
 class ReplyCommand:
     """A command in reply mode, for the board and player of the reply-token address.
 
-    ``verb`` is one of ``move resign show history moves undo accept reject chat
-    subscribe unsubscribe queue`` (``board`` comes back as ``show``). ``move``
+    ``verb`` is one of ``move resign show history moves undo accept reject cancel
+    chat subscribe unsubscribe queue`` (``board`` comes back as ``show``). ``move``
     carries ``move_text`` and ``expect_ply``; ``queue`` carries ``move_text``
     (None: clear) and ``if_move``.
     """

@@ -307,10 +307,11 @@ def unflow(text: str, *, delsp: bool = False) -> str:
         body = stripped.removeprefix(" ")
         if depth == 0 and body.startswith(">"):
             body = stripped  # §4.4: the stuffed space is what keeps ">" from being a quote
-        flowed = body.endswith(" ") and body != "-- "
+        signature = body == "-- "  # §4.3: neither fixed nor flowed; it ends a paragraph
+        flowed = body.endswith(" ") and not signature
         if flowed and delsp:
             body = body[:-1]
-        if paragraph is not None and depth == paragraph_depth:
+        if paragraph is not None and depth == paragraph_depth and not signature:
             body = paragraph + body
         elif paragraph is not None:  # §4.5: a quote depth change ends the paragraph
             emit(paragraph_depth, paragraph)
