@@ -155,6 +155,8 @@ def parse_record(text: str) -> Record:
             if token in ("...", "…"):
                 continue
             if token in _RESULT_TOKEN:
+                if result is not None and result != token:
+                    raise RecordError(f"the Result tag says {result}, the record ends with {token}")
                 result = token
                 continue
             if token in ("½-½", "1/2-1/2", "*"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from pbm.cli import admin, outbox, rules, serve
+from pbm.cli import admin, outbox, play, rules, serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -29,3 +29,4 @@ main.add_command(rules.rules)
 main.add_command(serve.serve)
 main.add_command(outbox.outbox)
 admin.register(main)
+play.register(main)  # after admin: it adds `vacation` to the player group

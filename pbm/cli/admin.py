@@ -14,14 +14,13 @@ from pathlib import Path
 
 import click
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import make_url
 
 from pbm import archive as archive_mod
 from pbm import config as config_mod
 from pbm import service as svc
 from pbm import store
 from pbm.boardmail import render_board_mail
-from pbm.cli.serve import load_config
+from pbm.cli.serve import load_config, shown_url
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -30,11 +29,6 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in cells]
     return "\n".join(lines)
-
-
-def shown_url(cfg: config_mod.Config) -> str:
-    """The database URL as printed: without its password."""
-    return make_url(cfg.database_url).render_as_string(hide_password=True)
 
 
 @contextmanager

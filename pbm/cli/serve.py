@@ -7,6 +7,7 @@ import logging
 import sys
 
 import click
+from sqlalchemy.engine import make_url
 
 from pbm import config as config_mod
 from pbm import store
@@ -18,6 +19,11 @@ def load_config(ctx: click.Context) -> config_mod.Config:
         return config_mod.load((ctx.obj or {}).get("config_file"))
     except config_mod.ConfigError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def shown_url(cfg: config_mod.Config) -> str:
+    """The database URL as printed: without its password."""
+    return make_url(cfg.database_url).render_as_string(hide_password=True)
 
 
 @click.command()
@@ -39,9 +45,7 @@ def serve(ctx: click.Context) -> None:
     db = store.Database.open(cfg)
     try:
         if store.current_revision(db) is None:
-            raise click.ClickException(
-                f"no pbm database at {cfg.database_url}: run `pbm init` first"
-            )
+            raise click.ClickException(f"no pbm database at {shown_url(cfg)}: run `pbm init` first")
     finally:
         db.close()
     try:

@@ -11,6 +11,7 @@ carries on with whatever the inbox and outbox still hold.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -274,6 +275,7 @@ class Server:
         tasks = [
             asyncio.create_task(sender.run_forever(self.stopping, self.outbox_wake), name="outbox"),
         ]
+        tasks.append(asyncio.create_task(self._run_timers(), name="timers"))
         if self.config.server.process_inbox:
             worker = InboxWorker(self.db, self.config, self.worker_id, self.outbox_wake)
             tasks.append(
@@ -298,6 +300,20 @@ class Server:
                 if not t.cancelled() and t.exception() is not None:
                     log.error("task %s failed", t.get_name(), exc_info=t.exception())
             log.info("stopped")
+
+    async def _run_timers(self) -> None:
+        """Reminders and forfeits (``pbm.clock.tick``) every ``server.tick_seconds``."""
+        from pbm.clock import tick
+
+        while not self.stopping.is_set():
+            try:
+                acted = await asyncio.to_thread(tick, self.db, self.config, store.utc_now())
+                if acted:
+                    self.outbox_wake.set()
+            except Exception:
+                log.exception("timers: database trouble; trying again next time")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stopping.wait(), self.config.server.tick_seconds)
 
     def stop(self) -> None:
         self.stopping.set()
