@@ -45,7 +45,7 @@ def tags(game: store.Game) -> dict[str, str]:
         "White": game.white,
         "Black": game.black,
         "Started": _date(game.created_at),
-        "Ended": _date(game.last_move_at or game.created_at),
+        "Ended": _date(game.ended_at or game.last_move_at or game.created_at),
         "Result": game.result or "*",
         "Termination": game.termination or "",
     }
@@ -109,7 +109,10 @@ def pending_boards(db: store.Database, since: datetime | None = None) -> list[in
         )
         if since is not None:
             stmt = stmt.where(
-                sa.func.coalesce(store.Game.last_move_at, store.Game.created_at) >= since
+                sa.func.coalesce(
+                    store.Game.ended_at, store.Game.last_move_at, store.Game.created_at
+                )
+                >= since
             )
         return [b for b in s.exec(stmt.order_by(col(store.Game.board))).all() if b is not None]
 

@@ -593,7 +593,7 @@ class Service:
             if st.forfeit_due:
                 seat = game.seat_of(late.userid)
                 winner = self._name(s, game.player_at(1 - (seat or 0)))
-                self._finish(s, game, "0-1" if seat == 0 else "1-0", "forfeit")
+                self._finish(s, game, "0-1" if seat == 0 else "1-0", "forfeit", now)
                 bump_version(s, game)
                 headline = (
                     f"{late.display} did not move for {game.forfeit_days} days: board {board} "
@@ -625,9 +625,10 @@ class Service:
 
     # -- ending and rating
 
-    def _finish(self, s: Session, game: Game, result: str, termination: str) -> None:
+    def _finish(self, s: Session, game: Game, result: str, termination: str, now: datetime) -> None:
         """End the game with ``result`` (``1-0``/``0-1``), drop queued moves, rate it."""
         game.status = "finished"
+        game.ended_at = now
         game.result = result
         game.termination = termination
         game.undo_request_by = None
@@ -1057,7 +1058,7 @@ class Service:
         game.cancel_request_by = None
         outcome = new_state.outcome
         if outcome is not None:
-            self._finish(s, game, "1-0" if outcome.winner == 0 else "0-1", outcome.termination)
+            self._finish(s, game, "1-0" if outcome.winner == 0 else "0-1", outcome.termination, now)
         s.add(game)
         return row
 
@@ -1158,7 +1159,7 @@ class Service:
             player = self._authenticate(s, userid, auth, board)
             seat = self._seat(game, player)
             self._active(game)
-            self._finish(s, game, "0-1" if seat == 0 else "1-0", "resign")
+            self._finish(s, game, "0-1" if seat == 0 else "1-0", "resign", now)
             bump_version(s, game)
             headline = f"{player.display} resigned."
             if comment.strip():
@@ -1309,6 +1310,7 @@ class Service:
             opp = self._player(s, game.player_at(1 - seat))
             if game.ply == 0 or game.cancel_request_by == opp.userid or isinstance(auth, Admin):
                 game.status = "cancelled"
+                game.ended_at = now
                 game.cancel_request_by = None
                 game.undo_request_by = None
                 self._drop_queues(s, game)

@@ -127,6 +127,7 @@ class Game(SQLModel, table=True):
     last_move_at: datetime | None = _utc_column(nullable=True)
     last_nag_at: datetime | None = _utc_column(nullable=True)
     archived_at: datetime | None = _utc_column(nullable=True)
+    ended_at: datetime | None = _utc_column(nullable=True)  # finished or cancelled
     undo_request_by: str | None = None
     cancel_request_by: str | None = None
     clock_since: datetime | None = _utc_column(nullable=True)

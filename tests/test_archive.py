@@ -253,3 +253,18 @@ def test_an_existing_record_is_replaced_whole(svc: Service, db: store.Database, 
     assert path.read_text(encoding="utf-8").startswith('[Game "Accasta"]')
     assert path.read_text(encoding="utf-8").endswith("\n0-1\n")
     assert [p.name for p in out.iterdir()] == [path.name]
+
+
+def test_ended_is_when_the_game_ended_not_its_last_move(
+    svc: Service, db: store.Database, clock: Clock, out: Path
+) -> None:
+    """A game resigned days after its last move ends, in the record, on the day it ended."""
+    board = new_board(svc)
+    svc.move(board, "alice", ADMIN, "a1:C+b2,HS-c1")
+    clock.advance(days=5)
+    svc.resign(board, "bob", ADMIN)
+    # --since counts from the end too: a day before the resignation finds it.
+    assert archive.pending_boards(db, since=clock.now - timedelta(days=1)) == [board]
+    [done] = archive.archive(db, out, now=clock.now)
+    tags = parse_record(done.path.read_text(encoding="utf-8")).tags
+    assert tags["Ended"] == f"{clock.now:%Y.%m.%d}" != f"{T0:%Y.%m.%d}"

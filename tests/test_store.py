@@ -57,7 +57,7 @@ def _game(session: store.Session) -> Game:
 
 
 def test_migrated_schema_equals_the_models(db: Database) -> None:
-    assert store.current_revision(db) == "0002"
+    assert store.current_revision(db) == "0003"
     with db.engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"compare_type": True})
         assert compare_metadata(ctx, SQLModel.metadata) == []
@@ -73,7 +73,7 @@ def test_init_db_again_is_harmless(db_url: str) -> None:
     store.init_db(db_url).close()
     again = store.init_db(db_url)
     try:
-        assert store.current_revision(again) == "0002"
+        assert store.current_revision(again) == "0003"
     finally:
         again.close()
 
@@ -83,7 +83,7 @@ def test_init_db_from_config_creates_the_sqlite_file_and_folder(tmp_path: Path) 
     db = store.init_db(cfg)
     try:
         assert (tmp_path / "data" / "pbm.sqlite3").exists()
-        assert store.current_revision(db) == "0002"
+        assert store.current_revision(db) == "0003"
     finally:
         db.close()
 
@@ -389,4 +389,4 @@ def test_postgres_claims_skip_rows_another_worker_holds(postgres_db: Database) -
 
 
 def test_head_revision_is_what_init_db_reaches(db: Database) -> None:
-    assert store.head_revision() == store.current_revision(db) == "0002"
+    assert store.head_revision() == store.current_revision(db) == "0003"
