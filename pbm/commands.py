@@ -601,7 +601,7 @@ _REPLY_VERBS = (
 _REPLY_FORMS: dict[str, str] = {
     **{verb: verb for verb in _REPLY_VERBS},
     "move": "MOVE[#N]  (or: move MOVE[#N])",
-    "chat": "chat  (the message is the rest of the mail, not this line)",
+    "chat": "chat [MESSAGE]  (the message: the rest of this line and of the mail)",
     "queue": "queue MOVE [if OPPONENT-MOVE]  (or: queue clear)",
 }
 
@@ -613,13 +613,14 @@ class ReplyCommand:
     ``verb`` is one of ``move resign show history moves undo accept reject cancel
     chat subscribe unsubscribe queue`` (``board`` comes back as ``show``). ``move``
     carries ``move_text`` and ``expect_ply``; ``queue`` carries ``move_text``
-    (None: clear) and ``if_move``.
+    (None: clear) and ``if_move``; ``chat`` the message begun on its line, ``text``.
     """
 
     verb: str
     move_text: str | None = None
     expect_ply: int | None = None
     if_move: str | None = None
+    text: str | None = None
 
     def bind(self, game: str, board: int, userid: str, password: str = "") -> Command:
         """The classic Command this stands for.
@@ -649,6 +650,10 @@ def _parse_reply(line: str) -> ReplyCommand | None:
         elif first == "queue":
             queued, if_move = _queue_tail(reader)
             command = ReplyCommand("queue", queued, None, if_move)
+        elif first == "chat":
+            # The words after chat are the start of the message, not left-over words.
+            rest = line.strip()[len(words[0]) :].strip()
+            return ReplyCommand("chat", text=rest or None)
         else:
             command = ReplyCommand("show" if first == "board" else first)
     elif _MOVE_START.match(words[0]):

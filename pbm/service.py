@@ -388,6 +388,16 @@ class Service:
             raise NotAPlayer(f"{player.display} does not play on board {game.board}.")
         return seat
 
+    def _on_board(
+        self, s: Session, board: int, userid: str, auth: Auth
+    ) -> tuple[Game, Player, int]:
+        """For a player's command on a board in play: the locked board, the player, his seat."""
+        game = self._game(s, board)
+        player = self._authenticate(s, userid, auth, board)
+        seat = self._seat(game, player)
+        self._active(game)
+        return game, player, seat
+
     @staticmethod
     def _active(game: Game) -> None:
         if game.status != "active":
@@ -995,10 +1005,7 @@ class Service:
         if not text:
             raise BadRequest("No move given.")
         with self._unit(message_id) as (s, now):
-            game = self._game(s, board)
-            player = self._authenticate(s, userid, auth, board)
-            seat = self._seat(game, player)
-            self._active(game)
+            game, player, seat = self._on_board(s, board, userid, auth)
             if expected_move is not None and expected_move != game.ply + 1:
                 raise BoardChanged(
                     f"Your move was meant as move {expected_move}, but board {board} is at "
@@ -1155,10 +1162,7 @@ class Service:
     ) -> list[Reply]:
         """Give up the game: the opponent wins (termination ``resign``)."""
         with self._unit(message_id) as (s, now):
-            game = self._game(s, board)
-            player = self._authenticate(s, userid, auth, board)
-            seat = self._seat(game, player)
-            self._active(game)
+            game, player, seat = self._on_board(s, board, userid, auth)
             self._finish(s, game, "0-1" if seat == 0 else "1-0", "resign", now)
             bump_version(s, game)
             headline = f"{player.display} resigned."
@@ -1178,10 +1182,7 @@ class Service:
     ) -> list[Reply]:
         """Ask to take back your last move (before the opponent has answered it)."""
         with self._unit(message_id) as (s, now):
-            game = self._game(s, board)
-            player = self._authenticate(s, userid, auth, board)
-            seat = self._seat(game, player)
-            self._active(game)
+            game, player, seat = self._on_board(s, board, userid, auth)
             last = self._last_move(s, game)
             if last is None or last.userid != player.userid:
                 raise BadRequest(
@@ -1278,10 +1279,7 @@ class Service:
     def _undo_answer(
         self, s: Session, board: int, userid: str, auth: Auth
     ) -> tuple[Game, Player, str]:
-        game = self._game(s, board)
-        player = self._authenticate(s, userid, auth, board)
-        self._seat(game, player)
-        self._active(game)
+        game, player, _ = self._on_board(s, board, userid, auth)
         if game.undo_request_by is None:
             raise BadRequest(f"Nobody asked to take back a move on board {board}.")
         if game.undo_request_by == player.userid:
@@ -1303,10 +1301,7 @@ class Service:
     ) -> list[Reply]:
         """Cancel a board: at once with no moves played, else when both ask."""
         with self._unit(message_id) as (s, now):
-            game = self._game(s, board)
-            player = self._authenticate(s, userid, auth, board)
-            seat = self._seat(game, player)
-            self._active(game)
+            game, player, seat = self._on_board(s, board, userid, auth)
             opp = self._player(s, game.player_at(1 - seat))
             if game.ply == 0 or game.cancel_request_by == opp.userid or isinstance(auth, Admin):
                 game.status = "cancelled"
@@ -1363,10 +1358,7 @@ class Service:
         checked now; without, only that ``move`` is written as a move.
         """
         with self._unit(message_id) as (s, now):
-            game = self._game(s, board)
-            player = self._authenticate(s, userid, auth, board)
-            seat = self._seat(game, player)
-            self._active(game)
+            game, player, seat = self._on_board(s, board, userid, auth)
             mine = s.exec(
                 select(QueuedMove)
                 .where(QueuedMove.board == board, QueuedMove.userid == player.userid)

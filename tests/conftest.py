@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from mailserver import PbmServer, Sink
 from sqlalchemy.engine import make_url
 
 from pbm import store
@@ -169,3 +170,25 @@ def postgres_db(postgres_url: str) -> Iterator[store.Database]:
     database = store.Database.open(postgres_url)
     yield database
     database.close()
+
+
+# -- end to end: a real pbm serve and the SMTP relay it delivers to (tests/mailserver.py)
+
+
+@pytest.fixture
+def sink() -> Iterator[Sink]:
+    """A started SMTP sink: the relay a test server hands its replies to."""
+    s = Sink()
+    s.start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def server(tmp_path: Path, sink: Sink) -> Iterator[PbmServer]:
+    """A running ``pbm serve`` on a fresh embedded site in ``tmp_path``."""
+    srv = PbmServer(tmp_path, sink_port=sink.port)
+    srv.start()
+    yield srv
+    if srv.proc is not None:
+        srv.stop()

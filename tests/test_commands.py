@@ -263,6 +263,7 @@ def test_usage_names_every_verb() -> None:
         ("accept", ReplyCommand("accept")),
         ("reject", ReplyCommand("reject")),
         ("chat", ReplyCommand("chat")),
+        ("chat Good luck, and  thanks!", ReplyCommand("chat", text="Good luck, and  thanks!")),
         ("subscribe", ReplyCommand("subscribe")),
         ("unsubscribe", ReplyCommand("unsubscribe")),
         ("queue a1-b1", ReplyCommand("queue", "a1-b1")),

@@ -8,10 +8,8 @@ after White's ``a1:C+b2`` but not after ``a1:C-d1``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
-from pathlib import Path
 
 import pytest
 from mailserver import PbmServer, Sink, board_number, body_of, reply_to
@@ -21,23 +19,6 @@ pytestmark = pytest.mark.e2e
 ALICE = "alice@example.org"
 BOB = "bob@example.net"
 OPENING = ("a4:C+b4,H-c6,S-b5", "f4:H-e5,S+f3")
-
-
-@pytest.fixture
-def sink() -> Iterator[Sink]:
-    s = Sink()
-    s.start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture
-def server(tmp_path: Path, sink: Sink) -> Iterator[PbmServer]:
-    srv = PbmServer(tmp_path, sink_port=sink.port)
-    srv.start()
-    yield srv
-    if srv.proc is not None:
-        srv.stop()
 
 
 def flat(text: str) -> str:

@@ -38,14 +38,6 @@ SECOND = "e3:S+e4"  # a legal answer for Black
 THIRD = "a1:H+b2"  # and White's next move
 
 
-@pytest.fixture
-def sink() -> Iterator[Sink]:
-    s = Sink()
-    s.start()
-    yield s
-    s.stop()
-
-
 @pytest.fixture(scope="module")
 def initialized(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder after ``pbm init`` (config and migrated database), copied for each server."""
@@ -755,6 +747,11 @@ def test_chat_subscribe_and_unsubscribe(server: PbmServer, sink: Sink) -> None:
     for addr in (ALICE, CAROL):
         chat = body_of(sink.wait_for(addr, status(board, "chat from bob")))
         assert chat.splitlines()[2] == "Thanks, you too!"
+    # ... or the message begun on the chat line itself.
+    server.send(BOB, "Re: board", "chat Good luck!\nSee you.\n", to=reply_to(mail_b))
+    for addr in (ALICE, CAROL):
+        chat = body_of(sink.wait_for(addr, status(board, "chat from bob")))
+        assert chat.splitlines()[2:4] == ["Good luck!", "See you."]
     server.send(ALICE, f"accasta move {board} alice pw-a {FIRST}#1")
     moved(sink, board, "bob")
     sink.wait_for(CAROL, status(board, "bob to move"))
@@ -768,6 +765,7 @@ def test_chat_subscribe_and_unsubscribe(server: PbmServer, sink: Sink) -> None:
         "Welcome to pbm, carol",
         f"Accasta Board {board} - alice to move",
         f"Accasta Board {board} - chat from alice",
+        f"Accasta Board {board} - chat from bob",
         f"Accasta Board {board} - chat from bob",
         f"Accasta Board {board} - bob to move",
         f"Accasta Board {board} - unsubscribed",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -18,23 +17,6 @@ pytestmark = pytest.mark.e2e
 DATA = Path(__file__).parent / "data"
 ALICE = "alice@example.org"
 BOB = "bob@example.net"
-
-
-@pytest.fixture
-def sink() -> Iterator[Sink]:
-    s = Sink()
-    s.start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture
-def server(tmp_path: Path, sink: Sink) -> Iterator[PbmServer]:
-    srv = PbmServer(tmp_path, sink_port=sink.port)
-    srv.start()
-    yield srv
-    if srv.proc is not None:
-        srv.stop()
 
 
 def signup_both(server: PbmServer, sink: Sink) -> None:

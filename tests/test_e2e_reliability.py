@@ -9,7 +9,6 @@ from __future__ import annotations
 import smtplib
 import ssl
 import subprocess
-from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -24,23 +23,6 @@ pytestmark = pytest.mark.e2e
 
 ALICE = "alice@example.org"
 BOB = "bob@example.net"
-
-
-@pytest.fixture
-def sink() -> Iterator[Sink]:
-    s = Sink()
-    s.start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture
-def server(tmp_path: Path, sink: Sink) -> Iterator[PbmServer]:
-    srv = PbmServer(tmp_path, sink_port=sink.port)
-    srv.start()
-    yield srv
-    if srv.proc is not None:
-        srv.stop()
 
 
 def sqlite_url(srv: PbmServer) -> str:

@@ -169,6 +169,26 @@ def test_reply_mode_takes_the_first_line_whatever_it_is() -> None:
     )
 
 
+def test_reply_mode_reads_a_bottom_posted_move_under_the_quote() -> None:
+    body = (
+        b"On Sun, 22 Nov 2026 at 10:00, PBM Server\r\n"
+        b"<pbm@example.org> wrote:\r\n"
+        b"> Accasta Board 12 - bob to move\r\n"
+        b"> accasta move 12 bob PASSWORD e3:S+e4#2\r\n"
+        b"\r\n"
+        b"g2:C+f2,H+f3\r\n"
+        b"Nice opening!\r\n"
+        b"-- \r\n"
+        b"Bob\r\n"
+    )
+    inbound = read(mail("From: bob@example.net\nSubject: Re: Accasta Board 12", body))
+    assert inbound.new_text == ""
+    assert command_candidates(inbound, reply_mode=True, is_command=is_command) == (
+        ["g2:C+f2,H+f3"],
+        "Nice opening!",
+    )
+
+
 def test_token_address_recipient() -> None:
     rcpt = token_address(SERVER, "secret", 7, "Alice")
     inbound = read(mail("From: alice@example.net", b"a1:-d1"), "alice@example.net", rcpt)

@@ -20,6 +20,7 @@ from pbm import config as config_mod
 from pbm import service as svc
 from pbm import store
 from pbm.boardmail import render_board_mail
+from pbm.cli.rules import parse_options
 from pbm.cli.serve import load_config, shown_url
 
 
@@ -65,16 +66,6 @@ def open_database(ctx: click.Context) -> Iterator[tuple[store.Database, config_m
             yield db, cfg
     finally:
         db.close()
-
-
-def _parse_options(values: Sequence[str]) -> dict[str, str]:
-    opts = {}
-    for v in values:
-        key, sep, val = v.partition("=")
-        if not sep or not key or not val:
-            raise click.BadParameter(f"{v!r}: write KEY=VALUE, e.g. castle_win=next_turn")
-        opts[key.strip()] = val.strip()
-    return opts
 
 
 # ---------------------------------------------------------------- init, db
@@ -187,7 +178,7 @@ def game_create(
             black,
             admin=True,
             variant=variant,
-            options=_parse_options(options),
+            options=parse_options(options),
             nag_days=nag,
             forfeit_days=forfeit,
         )

@@ -14,7 +14,8 @@ from pbm.games.accasta.position import perft as accasta_perft
 from pbm.record import RecordError, parse_record, replay
 
 
-def _parse_options(values: Sequence[str]) -> dict[str, str]:
+def parse_options(values: Sequence[str]) -> dict[str, str]:
+    """``KEY=VALUE`` words (``--option``) as a dict; a usage error names a bad one."""
     opts: dict[str, str] = {}
     for v in values:
         key, sep, val = v.partition("=")
@@ -26,7 +27,7 @@ def _parse_options(values: Sequence[str]) -> dict[str, str]:
 
 def _start(game: str, variant: str | None, options: Sequence[str]) -> GameState:
     try:
-        return games.get(game).new(variant, _parse_options(options))
+        return games.get(game).new(variant, parse_options(options))
     except KeyError:
         raise click.BadParameter(
             f"unknown game {game!r}; games: {', '.join(games.names())}", param_hint="--game"
@@ -123,7 +124,7 @@ def replay_cmd(game: str, variant: str | None, options: tuple[str, ...], file: c
     text = file.read()  # type: ignore[attr-defined]
     try:
         record = parse_record(text)
-        result = replay(record, game, variant, _parse_options(options))
+        result = replay(record, game, variant, parse_options(options))
     except (RecordError, BadOption) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)

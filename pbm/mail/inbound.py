@@ -458,6 +458,29 @@ def strip_reply(text: str) -> str:
     return "\n".join(kept).strip("\n")
 
 
+def bottom_text(text: str) -> str:
+    """What a bottom-poster wrote: the lines outside the quote, up to a signature.
+
+    Some players answer below the quoted board ("On ... wrote:", ``>`` lines,
+    then the move); ``strip_reply`` stops at the quote header and finds nothing.
+    """
+    lines = text.split("\n")
+    kept: list[str] = []
+    skip_to = -1
+    for i, line in enumerate(lines):
+        if _SIGNATURE.fullmatch(line):
+            break
+        if i <= skip_to or line.startswith(">"):
+            continue
+        if _is_quote_header(lines, i):
+            # An attribution may run over two lines ("On ..., pbm\n<pbm@x> wrote:").
+            joined = f"{line.strip()} {lines[i + 1].strip()}" if i + 1 < len(lines) else ""
+            skip_to = i + 1 if _ATTRIBUTION.fullmatch(joined) else i
+            continue
+        kept.append(line.rstrip())
+    return "\n".join(kept).strip("\n")
+
+
 # Reply and forward prefixes in the languages clients write them in, with the
 # counters some add ("Re[2]:", "AW(3):") and list tags ("[pbm]").
 _SUBJECT_PREFIX = re.compile(
@@ -481,7 +504,8 @@ def command_candidates(
 ) -> tuple[list[str], str]:
     """The lines to run as commands, in order, and the comment to attach (COMMANDS.md).
 
-    - reply mode: the first non-empty line of ``new_text``, whatever it is
+    - reply mode: the first non-empty line of ``new_text`` (of ``bottom_text`` when
+      nothing stands above the quote), whatever it is
       (the caller answers an error if it is no command); the rest is the
       comment. The subject is never read.
     - subject mode: the subject without prefixes, if ``is_command`` says so;
@@ -491,6 +515,8 @@ def command_candidates(
     """
     lines = inbound.new_text.split("\n")
     if reply_mode:
+        if not inbound.new_text.strip():  # nothing above the quote: perhaps below it
+            lines = bottom_text(inbound.text).split("\n")
         for i, line in enumerate(lines):
             if line.strip():
                 return [line.strip()], "\n".join(lines[i + 1 :]).strip("\n")

@@ -17,10 +17,11 @@ import os
 import signal
 import socket
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
+from typing import cast
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from sqlmodel import col, select
@@ -205,27 +206,22 @@ def release_dead_claims(db: store.Database) -> int:
 
     released = 0
     with db.transaction() as s:
-        mine = f"{host}:"
-        inbox = s.exec(
-            select(store.InboxMessage).where(
-                store.InboxMessage.status == "new",
-                col(store.InboxMessage.claimed_by).startswith(mine),
-            )
-        ).all()
-        for row in inbox:
-            if dead(row.claimed_by):
-                row.claimed_by, row.claimed_at = None, None
-                released += 1
-        outbox = s.exec(
-            select(store.OutboxMessage).where(
-                store.OutboxMessage.status == "pending",
-                col(store.OutboxMessage.claimed_by).startswith(mine),
-            )
-        ).all()
-        for orow in outbox:
-            if dead(orow.claimed_by):
-                orow.claimed_by, orow.claimed_until = None, None
-                released += 1
+        queues: tuple[tuple[type[store.InboxMessage | store.OutboxMessage], str, str], ...] = (
+            (store.InboxMessage, "new", "claimed_at"),
+            (store.OutboxMessage, "pending", "claimed_until"),
+        )
+        for model, waiting, claim_time in queues:
+            found = s.exec(
+                select(model).where(
+                    col(model.status) == waiting,
+                    col(model.claimed_by).startswith(f"{host}:"),
+                )
+            ).all()
+            for row in cast(Sequence[store.InboxMessage | store.OutboxMessage], found):
+                if dead(row.claimed_by):
+                    row.claimed_by = None
+                    setattr(row, claim_time, None)
+                    released += 1
     if released:
         log.info("took back %d message(s) claimed by a stopped server", released)
     return released

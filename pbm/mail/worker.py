@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -31,7 +32,8 @@ from pbm.replies import Reply
 log = logging.getLogger("pbm.worker")
 
 POLL_SECONDS = 1.0  # look for mail other instances accepted, even when not woken
-BATCH = 20  # mails committed together (see BatchDatabase)
+BATCH = 20  # at most this many mails are committed together (see BatchDatabase)
+BATCH_SECONDS = 0.05  # ... or as many as take this long
 
 
 @dataclass
@@ -131,6 +133,8 @@ def run_commands(worker: InboxWorker, mail: Mail) -> None:
             rc = commands.parse_reply_command(line)
             # The board, not a game word, says which game a reply is about.
             cmd = rc.bind("", token.board, token.userid) if rc is not None else None
+            if rc is not None and rc.text:  # "chat Good luck!": the line starts the message
+                comment = f"{rc.text}\n{comment}".strip("\n")
             why = commands.explain_reply(line)
         else:
             cmd = commands.parse_command(line, names)
@@ -259,14 +263,26 @@ class InboxWorker:
         return mail
 
     def run_once(self, limit: int = BATCH) -> int:
-        """Process up to ``limit`` waiting mails in one batch; returns how many."""
+        """Process waiting mails in one batch; returns how many.
+
+        A batch ends after ``limit`` mails or ``BATCH_SECONDS`` of work, so the
+        database's write lock (SQLite has one for everybody) is never held long:
+        the listener must be able to commit new mail while we work.
+        """
+        deadline = time.monotonic() + BATCH_SECONDS
+        done = 0
         with self.db.batch() as s:
-            rows = store.claim_inbox(s, self.worker_id, self.clock(), limit=limit)
-            batch = [(r.id, r.raw, r.mail_from, r.rcpt_to.split("\n")) for r in rows]
-            for row_id, raw, mail_from, rcpt in batch:
-                assert row_id is not None
-                self.process(row_id, raw, mail_from, rcpt)
-        return len(batch)
+            while done < limit:
+                rows = store.claim_inbox(s, self.worker_id, self.clock(), limit=1)
+                if not rows:
+                    break
+                row = rows[0]
+                assert row.id is not None
+                self.process(row.id, row.raw, row.mail_from, row.rcpt_to.split("\n"))
+                done += 1
+                if time.monotonic() > deadline:
+                    break
+        return done
 
     async def run_forever(self, stop: asyncio.Event, wake: asyncio.Event) -> None:
         """Drain the inbox whenever woken (and every ``POLL_SECONDS``) until ``stop``."""
