@@ -44,6 +44,7 @@ SCRYPT_R = 8
 SCRYPT_P = 1
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+READ_ONLY = "pbm_read_only"  # execution option: begin a deferred (reading) transaction
 
 
 class UTCDateTime(sa.types.TypeDecorator[datetime]):
@@ -326,7 +327,10 @@ def _sqlite_setup(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        # A reader (``Database.read``) takes no write lock: in WAL mode it sees a
+        # consistent snapshot and neither waits for writers nor holds them up.
+        read_only = conn.get_execution_options().get(READ_ONLY, False)
+        conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
 @dataclass
@@ -359,6 +363,15 @@ class Database:
         """A session in one transaction: committed on leaving, rolled back on an error."""
         with self.sessions() as session, session.begin():
             yield session
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A session for reading only: a snapshot, no write lock (SQLite), nothing committed."""
+        with (
+            self.engine.connect().execution_options(**{READ_ONLY: True}) as conn,
+            Session(bind=conn) as session,
+        ):
+            yield session  # closing the session rolls its transaction back
 
     def close(self) -> None:
         self.engine.dispose()

@@ -350,7 +350,7 @@ class OutboxSender:
         transport: Transport,
         clock: Clock = now_utc,
         *,
-        batch_size: int = 20,
+        batch_size: int = 100,
         lease: timedelta = timedelta(minutes=10),
         poll_seconds: float = 10.0,
         worker: str | None = None,
@@ -365,6 +365,10 @@ class OutboxSender:
         self.poll_seconds = poll_seconds
         self.worker = worker or _worker_name()
         self.concurrency = concurrency
+        self._to_record: list[
+            tuple[list[tuple[int, DeliveryError | None]], asyncio.Future[list[str]]]
+        ] = []
+        self._recorder: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None  # run_forever's, so a batch can end early
 
     # -- database work (blocking; called through asyncio.to_thread) --
@@ -374,11 +378,6 @@ class OutboxSender:
             rows = claim_outbox(session, self.worker, now, limit=self.batch_size, lease=self.lease)
             session.expunge_all()
             return rows
-
-    def _record(self, row_id: int, error: DeliveryError | None, now: datetime) -> str:
-        """Write one outcome; returns the row's new status."""
-        with self.db.transaction() as session:
-            return self._record_in(session, row_id, error, now)
 
     def _record_in(
         self, session: Session, row_id: int, error: DeliveryError | None, now: datetime
@@ -398,6 +397,30 @@ class OutboxSender:
         delay = retry_delay(attempts, self.config.outbound.retry_base_seconds)
         outbox_failed(session, row_id, str(error), now, now + delay)
         return "pending"
+
+    async def _record(self, outcomes: list[tuple[int, DeliveryError | None]]) -> list[str]:
+        """Write outcomes; those that arrive while a commit runs share the next (group commit)."""
+        fut: asyncio.Future[list[str]] = asyncio.get_running_loop().create_future()
+        self._to_record.append((outcomes, fut))
+        if self._recorder is None or self._recorder.done():
+            self._recorder = asyncio.create_task(self._flush_records())
+        return await fut
+
+    async def _flush_records(self) -> None:
+        while self._to_record:
+            batch, self._to_record = self._to_record, []
+            flat = [o for outcomes, _ in batch for o in outcomes]
+            try:
+                statuses = await asyncio.to_thread(self._record_many, flat, self.clock())
+            except Exception as exc:
+                for _, fut in batch:
+                    if not fut.done():
+                        fut.set_exception(exc)
+                continue
+            for outcomes, fut in batch:
+                mine, statuses = statuses[: len(outcomes)], statuses[len(outcomes) :]
+                if not fut.done():
+                    fut.set_result(mine)
 
     def _record_many(
         self, outcomes: Sequence[tuple[int, DeliveryError | None]], now: datetime
@@ -425,7 +448,7 @@ class OutboxSender:
                 col(OutboxMessage.claimed_until) < now,
             ),
         )
-        with self.db.transaction() as session:
+        with self.db.read() as session:
             due = session.execute(stmt).scalar()
         if due is None:
             return None
@@ -444,6 +467,10 @@ class OutboxSender:
         rows = await asyncio.to_thread(self._claim, self.clock())
         if not rows:
             return 0
+        return await self._send(rows)
+
+    async def _send(self, rows: Sequence[OutboxMessage]) -> int:
+        """Send claimed rows side by side and record the outcomes; the number sent."""
         limit = asyncio.Semaphore(self.concurrency)
         relay_down: list[TemporaryFailure] = []
         given_back: list[int] = []
@@ -481,7 +508,7 @@ class OutboxSender:
         errors = await asyncio.gather(*(attempt(r) for r in rows))
         done = [(r, e) for r, e in zip(rows, errors, strict=True) if r.id not in given_back]
         outcomes = [(r.id, e) for r, e in done if r.id is not None]
-        statuses = await asyncio.to_thread(self._record_many, outcomes, self.clock())
+        statuses = await self._record(outcomes)
         if given_back:
             await asyncio.to_thread(self._release, given_back)
         sent = 0

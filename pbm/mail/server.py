@@ -18,6 +18,7 @@ import signal
 import socket
 import ssl
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
@@ -248,6 +249,10 @@ class Server:
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
+        # Blocking work runs in threads (asyncio.to_thread): the inbox worker, the
+        # inbox writer, outbox records and several Maildir/SMTP sends at once. The
+        # default pool (CPUs + 4 threads) would make the worker queue behind sends.
+        loop.set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="pbm"))
         handler = InboxHandler(self.db, self.config, self.inbox_wake)
         host, port = self.config.listen_host_port
         self._smtp = await loop.create_server(smtp_factory(handler, self.config), host, port)
@@ -273,7 +278,12 @@ class Server:
         ]
         tasks.append(asyncio.create_task(self._run_timers(), name="timers"))
         if self.config.server.process_inbox:
-            worker = InboxWorker(self.db, self.config, self.worker_id, self.outbox_wake)
+            worker = InboxWorker(
+                self.db,
+                self.config,
+                self.worker_id,
+                self.outbox_wake,
+            )
             tasks.append(
                 asyncio.create_task(
                     worker.run_forever(self.stopping, self.inbox_wake), name="inbox"
