@@ -38,6 +38,7 @@ def serve(ctx: click.Context) -> None:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # its start-up chatter
     if not cfg.mail.secret:
         raise click.ClickException(
             "mail.secret is empty: run `pbm init` first (it writes a config with a fresh secret)"
