@@ -206,6 +206,10 @@ def run_pbm(
             "on o.in_reply_to = i.message_id group by i.id"
         ).all()
         applied = conn.exec_driver_sql("select count(*) from moves").scalar_one()
+        sending = conn.exec_driver_sql(
+            "select created_at, sent_at from outbox where sent_at is not null and "
+            "in_reply_to is not null"
+        ).all()
     engine.dispose()
 
     def seconds(v: object) -> float:
@@ -216,6 +220,7 @@ def run_pbm(
         return v.timestamp()  # type: ignore[attr-defined,no-any-return]
 
     server_lat = [seconds(b) - seconds(a) for a, b in rows]
+    send_lat = [seconds(b) - seconds(a) for a, b in sending]
     if errors:
         print("errors:", *errors[:5], sep="\n  ")
     return {
@@ -227,6 +232,8 @@ def run_pbm(
         "rt_p50": pct(round_trips, 50) * 1000,
         "rt_p99": pct(round_trips, 99) * 1000,
         "rt_mean": statistics.fmean(round_trips) * 1000,
+        "send_p50": pct(send_lat, 50) * 1000,
+        "send_p99": pct(send_lat, 99) * 1000,
     }
 
 
@@ -290,6 +297,8 @@ def main() -> None:
     print(f"  moves/s                         {r['rate']:8.1f}   (target >= 150)")
     print(f"  accepted -> reply written  p50  {r['srv_p50']:8.1f} ms")
     print(f"  accepted -> reply written  p99  {r['srv_p99']:8.1f} ms   (target < 300)")
+    print(f"  reply written -> sent      p50  {r['send_p50']:8.1f} ms")
+    print(f"  reply written -> sent      p99  {r['send_p99']:8.1f} ms")
     print(f"  client round trip          p50  {r['rt_p50']:8.1f} ms")
     print(f"  client round trip          p99  {r['rt_p99']:8.1f} ms")
     print(
