@@ -30,6 +30,7 @@ from pbm.games.accasta.position import (
     Turn,
     colour_of,
     counts,
+    how_won,
 )
 
 _TRANSLATE = str.maketrans({"×": "x", "X": "x", "–": "-", "—": "-", "−": "-"})
@@ -145,13 +146,7 @@ def parse_turn(pos: Position, text: str) -> Turn:
     """
     out = pos.outcome()
     if out is not None:
-        loser = COLOUR_NAMES[1 - out.winner]
-        how = (
-            "3 stacks in the enemy castle"
-            if out.termination == "castle"
-            else (f"{loser} cannot move")
-        )
-        raise IllegalMove(f"the game is over: {COLOUR_NAMES[out.winner]} won ({how})")
+        raise IllegalMove(f"the game is over: {COLOUR_NAMES[out.winner]} won ({how_won(out)})")
     norm = normalize(text)
     first_error: IllegalMove | None = None
     for parse in _parses(norm, pos.pari):

@@ -13,12 +13,11 @@ on. Cells are indices into ``board.CELLS``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
 from pbm.games import Outcome
-from pbm.games.accasta.board import CASTLES, D4, N_CELLS, RAYS, WHITE
+from pbm.games.accasta.board import CASTLES, COLOUR_NAMES, D4, N_CELLS, RAYS, WHITE
 
 Turn = tuple[int, ...]
 
@@ -240,17 +239,17 @@ class Position:
         out = _outcome(self)
         status = None
         if out is not None:
-            from pbm.games.accasta.board import COLOUR_NAMES
-
-            how = (
-                "3 stacks in the enemy castle"
-                if out.termination == "castle"
-                else (f"{COLOUR_NAMES[1 - out.winner]} cannot move")
-            )
-            status = f"{COLOUR_NAMES[out.winner]} wins: {how}"
+            status = f"{COLOUR_NAMES[out.winner]} wins: {how_won(out)}"
         return render(
             self.board, pari=self.pari, to_move=None if out else self.to_move, status=status
         )
+
+
+def how_won(out: Outcome) -> str:
+    """The way a game ended, in words: "3 stacks in the enemy castle", "Black cannot move"."""
+    if out.termination == "castle":
+        return "3 stacks in the enemy castle"
+    return f"{COLOUR_NAMES[1 - out.winner]} cannot move"
 
 
 # Caches keyed by the position value: positions are immutable, and the service,
@@ -323,9 +322,3 @@ def perft(pos: Position, depth: int) -> int:
     if depth == 1:
         return len(turns)
     return sum(perft(pos.push(t), depth - 1) for t in turns)
-
-
-def iter_submoves(turn: Turn) -> Iterator[tuple[int, int]]:
-    """The (pieces, target) pairs of a turn."""
-    for i in range(1, len(turn), 2):
-        yield turn[i], turn[i + 1]
