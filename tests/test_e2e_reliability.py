@@ -262,3 +262,26 @@ def test_starttls_when_a_certificate_is_configured(tmp_path: Path, sink: Sink) -
         sink.wait_for(ALICE, "Welcome")
     finally:
         srv.stop()
+
+
+def test_a_failed_commit_answers_451_and_the_client_keeps_the_mail(
+    server: PbmServer, sink: Sink
+) -> None:
+    """RFC 5321 §4.2.1: if the inbox cannot take the mail, a 4yz: the sender retries later."""
+    url = sqlite_url(server)
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:  # the inbox is gone: every commit of a mail fails
+        conn.exec_driver_sql("ALTER TABLE inbox RENAME TO inbox_away")
+    try:
+        with pytest.raises(smtplib.SMTPDataError) as exc:
+            server.send(ALICE, "signup alice pw-a")
+        assert exc.value.smtp_code == 451
+        assert b"Temporary failure" in exc.value.smtp_error
+        assert b"Error" not in exc.value.smtp_error  # nothing of our internals on the wire
+    finally:
+        with engine.begin() as conn:
+            conn.exec_driver_sql("ALTER TABLE inbox_away RENAME TO inbox")
+        engine.dispose()
+    # The client's retry goes through.
+    server.send(ALICE, "signup alice pw-a")
+    sink.wait_for(ALICE, "Welcome")

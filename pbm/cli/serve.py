@@ -38,7 +38,11 @@ def serve(ctx: click.Context) -> None:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    logging.getLogger("alembic").setLevel(logging.WARNING)  # its start-up chatter
+    # alembic's start-up chatter, and aiosmtpd's line-by-line SMTP trace ("mail.log"),
+    # only when asked for with log_level = "DEBUG".
+    if cfg.server.log_level.upper() != "DEBUG":
+        for chatty in ("alembic", "mail.log"):
+            logging.getLogger(chatty).setLevel(logging.WARNING)
     if not cfg.mail.secret:
         raise click.ClickException(
             "mail.secret is empty: run `pbm init` first (it writes a config with a fresh secret)"

@@ -253,6 +253,8 @@ class Server:
         # inbox writer, outbox records and several Maildir/SMTP sends at once. The
         # default pool (CPUs + 4 threads) would make the worker queue behind sends.
         loop.set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="pbm"))
+        # Before the first mail is taken: what a killed predecessor left claimed.
+        await asyncio.to_thread(release_dead_claims, self.db)
         handler = InboxHandler(self.db, self.config, self.inbox_wake)
         host, port = self.config.listen_host_port
         self._smtp = await loop.create_server(smtp_factory(handler, self.config), host, port)
@@ -265,7 +267,6 @@ class Server:
 
         if self._smtp is None:
             await self.start()
-        await asyncio.to_thread(release_dead_claims, self.db)
         sender = OutboxSender(
             self.db,
             self.config,
