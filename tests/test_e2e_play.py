@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import signal
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -43,6 +44,12 @@ def test_signup_challenge_and_show(server: PbmServer, sink: Sink) -> None:
     assert "SHC SHC SHC SHC" in text
     assert shown["Auto-Submitted"] == "auto-replied"
     assert shown["In-Reply-To"]
+    # SIGTERM stops it cleanly; a restart carries on with the same boards.
+    assert server.stop(signal.SIGTERM) == 0
+    server.start()
+    server.send(BOB, f"accasta history {board}")
+    assert "No moves yet." in body_of(sink.wait_for(BOB, f"Board {board} - history"))
+    assert server.stop(signal.SIGINT) == 0
 
 
 @pytest.mark.parametrize(
