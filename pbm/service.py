@@ -58,7 +58,6 @@ from pbm.games import Game as GameRules
 from pbm.replies import Reply, reply_token
 from pbm.store import (
     ClockPause,
-    Database,
     Game,
     Move,
     Player,
@@ -67,6 +66,7 @@ from pbm.store import (
     Rating,
     StaleGame,
     Subscription,
+    Transactions,
     Vacation,
     bump_version,
     enqueue_replies,
@@ -275,7 +275,7 @@ class Service:
 
     def __init__(
         self,
-        db: Database,
+        db: Transactions,
         config: Config,
         clock: Callable[[], datetime] = utc_now,
         send_clock: Callable[[], datetime] | None = None,

@@ -19,11 +19,11 @@ import hmac
 import os
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -331,6 +331,12 @@ def _sqlite_setup(engine: Engine) -> None:
         # consistent snapshot and neither waits for writers nor holds them up.
         read_only = conn.get_execution_options().get(READ_ONLY, False)
         conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+
+class Transactions(Protocol):
+    """What the service layer needs of a database: units of work."""
+
+    def transaction(self) -> AbstractContextManager[Session]: ...
 
 
 @dataclass

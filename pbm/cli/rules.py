@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 import click
 
@@ -114,14 +115,14 @@ def show(game: str, variant: str | None, options: tuple[str, ...], moves: tuple[
 @rules.command("replay")
 @_common
 @click.argument("file", type=click.File("r", encoding="utf-8"))
-def replay_cmd(game: str, variant: str | None, options: tuple[str, ...], file: click.File) -> None:
+def replay_cmd(game: str, variant: str | None, options: tuple[str, ...], file: TextIO) -> None:
     """Replay a game record (FILE, or - for standard input): final diagram and result.
 
     Tag lines such as [Variant "pari"] or [Option "castle_win=next_turn"] set the
     variant and options; --variant and --option override them. Exits 1 naming the
     move number, the side and the reason at the first illegal move.
     """
-    text = file.read()  # type: ignore[attr-defined]
+    text = file.read()
     try:
         record = parse_record(text)
         result = replay(record, game, variant, parse_options(options))

@@ -220,7 +220,7 @@ class InboxWorker:
         self.worker_id = worker_id
         self.outbox_wake = outbox_wake
         self.clock = clock
-        self.service = svc.Service(self.db, config, clock)  # type: ignore[arg-type]
+        self.service = svc.Service(self.db, config, clock)
 
     def error(
         self,
