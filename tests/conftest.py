@@ -26,6 +26,7 @@ from sqlalchemy.engine import make_url
 
 from pbm import store
 from pbm.config import Config, DatabaseConfig, MailConfig
+from pbm.service import Service
 
 POSTGRES_URL = os.environ.get(
     "PBM_TEST_POSTGRES_URL", "postgresql+psycopg://root@127.0.0.1:5432/test"
@@ -170,6 +171,18 @@ def postgres_db(postgres_url: str) -> Iterator[store.Database]:
     database = store.Database.open(postgres_url)
     yield database
     database.close()
+
+
+@pytest.fixture
+def svc(db: store.Database, config: Config, clock: Clock) -> Service:
+    """The service over the test database, with players alice, bob and carol (password pw).
+
+    Modules that need other players define their own ``svc``.
+    """
+    s = Service(db, config, clock)
+    for uid in ("alice", "bob", "carol"):
+        s.signup(uid, "pw", f"{uid}@example.org")
+    return s
 
 
 # -- end to end: a real pbm serve and the SMTP relay it delivers to (tests/mailserver.py)

@@ -75,15 +75,6 @@ def test_nags_sent_counts_covered_periods() -> None:
 
 
 @pytest.fixture
-def svc(db: Database, config: Config, clock: Clock) -> Service:
-    s = Service(db, config, clock)
-    s.signup("alice", "pw", ALICE)
-    s.signup("bob", "pw", BOB)
-    s.signup("carol", "pw", "carol@example.org")
-    return s
-
-
-@pytest.fixture
 def board(svc: Service) -> int:
     b = svc.challenge("accasta", "alice", "bob", sender=ALICE)[0].board
     assert b is not None

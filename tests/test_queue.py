@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import Clock
 from sqlmodel import col, select
 
 from pbm.config import Config
@@ -32,15 +31,6 @@ from pbm.store import Database, Game, Move, OutboxMessage, QueuedMove
 PW = Password("pw")
 ALICE, BOB = "alice@example.org", "bob@example.org"
 OPENING = ("a4:C+b4,H-c6,S-b5", "f4:H-e5,S+f3")
-
-
-@pytest.fixture
-def svc(db: Database, config: Config, clock: Clock) -> Service:
-    s = Service(db, config, clock)
-    s.signup("alice", "pw", ALICE)
-    s.signup("bob", "pw", BOB)
-    s.signup("carol", "pw", "carol@example.org")
-    return s
 
 
 @pytest.fixture

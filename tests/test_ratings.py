@@ -60,14 +60,6 @@ def test_each_player_has_his_own_k() -> None:
 # ---------------------------------------------------------------- a league
 
 
-@pytest.fixture
-def svc(db: Database, config: Config, clock: Clock) -> Service:
-    s = Service(db, config, clock)
-    for uid in ("alice", "bob", "carol"):
-        s.signup(uid, "pw", f"{uid}@example.org")
-    return s
-
-
 def new_board(svc: Service, white: str, black: str) -> int:
     board = svc.challenge("accasta", white, black, admin=True)[0].board
     assert board is not None
