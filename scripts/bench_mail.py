@@ -79,7 +79,6 @@ class Watcher:
 
     new_dir: Path
     waiting: dict[str, threading.Event] = field(default_factory=dict)
-    seen: set[str] = field(default_factory=set)
     arrived: dict[str, float] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -91,19 +90,21 @@ class Watcher:
         return ev
 
     def run(self) -> None:
+        # As a mail reader does, each reply is moved from new/ to cur/ once read,
+        # so new/ holds only what has not been looked at yet.
         pattern = re.compile(rb"^In-Reply-To:\s*(<[^>]+>)", re.M | re.I)
+        cur_dir = self.new_dir.parent / "cur"
         while not self.stop.is_set():
             try:
                 names = os.listdir(self.new_dir)
             except FileNotFoundError:
                 names = []
             for name in names:
-                if name in self.seen:
-                    continue
-                self.seen.add(name)
+                path = self.new_dir / name
                 try:
-                    with open(self.new_dir / name, "rb") as f:
+                    with open(path, "rb") as f:
                         head = f.read(4096)
+                    os.rename(path, cur_dir / f"{name}:2,S")
                 except FileNotFoundError:
                     continue
                 m = pattern.search(head)
@@ -116,6 +117,15 @@ class Watcher:
                 if ev is not None:
                     ev.set()
             time.sleep(0.002)
+
+
+def server_cpu_seconds(pid: int) -> float:
+    """User + system CPU time the server process has used so far (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def setup_site(root: Path, clients: int) -> tuple[config_mod.Config, list[tuple[int, str, str]]]:
@@ -167,8 +177,10 @@ def run_pbm(
     errors: list[str] = []
     lock = threading.Lock()
 
+    lines = [game_line(1000 + i, moves) for i in range(len(boards))]
+
     def client(i: int, board: int, white: str, black: str) -> None:
-        line_ = game_line(1000 + i, moves)
+        line_ = lines[i]
         with smtplib.SMTP("127.0.0.1", port, timeout=60) as smtp:
             for ply, move in enumerate(line_):
                 uid = white if ply % 2 == 0 else black
@@ -191,12 +203,15 @@ def run_pbm(
 
     threads = [threading.Thread(target=client, args=(i, *b)) for i, b in enumerate(boards)]
     t_start = time.perf_counter()
+    own_cpu = time.process_time()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     wall = time.perf_counter() - t_start
+    own_cpu = time.process_time() - own_cpu
     watcher.stop.set()
+    cpu = server_cpu_seconds(proc.pid)
     proc.terminate()
     proc.wait(30)
     engine = sa.create_engine(cfg.database_url)
@@ -234,6 +249,8 @@ def run_pbm(
         "rt_mean": statistics.fmean(round_trips) * 1000,
         "send_p50": pct(send_lat, 50) * 1000,
         "send_p99": pct(send_lat, 99) * 1000,
+        "cpu_per_move": cpu / max(applied, 1) * 1000,
+        "client_cpu_per_move": own_cpu / max(applied, 1) * 1000,
     }
 
 
@@ -299,6 +316,8 @@ def main() -> None:
     print(f"  accepted -> reply written  p99  {r['srv_p99']:8.1f} ms   (target < 300)")
     print(f"  reply written -> sent      p50  {r['send_p50']:8.1f} ms")
     print(f"  reply written -> sent      p99  {r['send_p99']:8.1f} ms")
+    print(f"  server CPU per move             {r['cpu_per_move']:8.1f} ms")
+    print(f"  clients' CPU per move           {r['client_cpu_per_move']:8.1f} ms")
     print(f"  client round trip          p50  {r['rt_p50']:8.1f} ms")
     print(f"  client round trip          p99  {r['rt_p99']:8.1f} ms")
     print(

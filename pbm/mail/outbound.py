@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import email.policy
+import itertools
 import logging
-import mailbox
 import os
 import socket
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -194,24 +195,60 @@ def _fsync(path: Path) -> None:
 
 
 class MaildirTransport:
-    """One file per mail in a Maildir (its ``new/``), for a local MDA or a person to read."""
+    """One file per mail in a Maildir (its ``new/``), for a local MDA or a person to read.
+
+    Delivery follows the Maildir protocol (https://cr.yp.to/proto/maildir.html):
+    write the file under ``tmp/`` and fsync it, rename it into ``new/``, fsync
+    ``new/``. Readers never see half a mail, and once the file is in ``new/`` we
+    never touch it again: a mail reader may move it to ``cur/`` at once.
+    """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+        self._ready = False  # tmp/, new/ and cur/ exist (made on first use)
+        self._serial = itertools.count(1)
+        # The host part of a Maildir name may not hold "/" or ":" (the spec's escapes).
+        self._host = socket.gethostname().replace("/", "\\057").replace(":", "\\072")
+
+    def _unique_name(self) -> str:
+        """``time.MusecPpidQn.host``: unique across processes and hosts sharing the folder."""
+        now = time.time()
+        usec = int((now % 1) * 1_000_000)
+        return f"{int(now)}.M{usec}P{os.getpid()}Q{next(self._serial)}.{self._host}"
 
     def _deliver(self, data: bytes) -> None:
-        # Maildir.add writes into tmp/ and renames into new/: readers never see half a mail.
-        # Maildir(create=True) makes tmp/new/cur only when the folder itself is new.
-        for sub in ("tmp", "new", "cur"):
-            (self.path / sub).mkdir(parents=True, exist_ok=True)
-        box = mailbox.Maildir(self.path, factory=None)
-        key = box.add(data)
-        # The row is marked sent next: make sure the mail is on disk first.
-        # (A plain message lands in new/ under its key; mailbox does not fsync.)
-        delivered = self.path / "new" / key
-        if delivered.exists():
-            _fsync(delivered)
-            _fsync(delivered.parent)
+        try:
+            self._write(data)
+        except FileNotFoundError:
+            # The folder was removed or moved under us: make it again, once.
+            self._ready = False
+            self._write(data)
+
+    def _write(self, data: bytes) -> None:
+        if not self._ready:
+            for sub in ("tmp", "new", "cur"):
+                (self.path / sub).mkdir(parents=True, exist_ok=True)
+            self._ready = True
+        name = self._unique_name()
+        tmp = self.path / "tmp" / name
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            tmp.unlink(missing_ok=True)
+            raise
+        os.close(fd)
+        try:
+            os.rename(tmp, self.path / "new" / name)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        # The row is marked sent next: the new directory entry must be on disk first.
+        _fsync(self.path / "new")
 
     async def send(self, msg: EmailMessage, recipients: Sequence[str]) -> None:
         # Files on disk use the local line end, not SMTP's CRLF.
