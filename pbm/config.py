@@ -32,6 +32,7 @@ class ServerConfig:
     log_level: str = "INFO"
     tick_seconds: int = 60
     process_inbox: bool = True
+    inbox_workers: int = 1
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,10 @@ def from_mapping(
             if env_name in env:
                 values[f.name] = _coerce(env_name, env[env_name], default)
         sections[name] = replace(section, **values)
+    if sections["server"].inbox_workers < 0:
+        raise ConfigError(
+            f"server.inbox_workers must be 0 or more, not {sections['server'].inbox_workers}"
+        )
     return Config(**sections, path=path)
 
 

@@ -229,6 +229,34 @@ class ClockState:
     paused_since: datetime | None
 
 
+@dataclass(frozen=True, slots=True)
+class MovePlan:
+    """A move worked out on a snapshot, before the write lock is taken (``Service.plan_move``).
+
+    Checking the move and writing the board mails is most of a move's work;
+    done here, outside the transaction that changes the board, it keeps
+    SQLite's single write lock free for others. ``Service.move`` given the
+    plan only checks that the board is still at ``version`` and writes what
+    was worked out; if anything changed, it does the whole move afresh.
+    """
+
+    board: int
+    userid: str
+    text: str  # the move as written, without a #N guard
+    version: int  # the board's version the plan was made from
+    ply: int  # the new move's number
+    canonical: str
+    comment: str
+    position_before: str
+    position: str
+    planned_at: datetime  # the move's time
+    replies: tuple[Reply, ...]  # the board mails
+
+
+class _PlanOutdated(Exception):
+    """The board changed since its ``MovePlan`` was made (rolls the unit back)."""
+
+
 MAX_QUEUED = 20  # queued moves per player and board
 
 
@@ -404,12 +432,20 @@ class Service:
             word = "cancelled" if game.status == "cancelled" else "over"
             raise GameOver(f"Board {game.board} is {word} ({game.result or game.status}).")
 
-    def _view(self, session: Session, game: Game, now: datetime | None = None) -> BoardView:
+    def _view(
+        self,
+        session: Session,
+        game: Game,
+        now: datetime | None = None,
+        played: Sequence[Move] = (),
+    ) -> BoardView:
+        """What a board mail shows; ``played``: moves not yet in the database (a plan's)."""
         rules = self._rules(game.game)
         now = now or self.clock()
-        moves = session.exec(
-            select(Move).where(Move.board == game.board).order_by(col(Move.ply))
-        ).all()
+        moves = [
+            *session.exec(select(Move).where(Move.board == game.board).order_by(col(Move.ply))),
+            *played,
+        ]
         names = self._displays(session, [game.white, game.black, *(m.userid for m in moves)])
         subs = session.exec(
             select(Subscription)
@@ -727,14 +763,22 @@ class Service:
                 out.append((None, s.email))
         return out
 
-    def _board_mails(self, session: Session, game: Game, headline: str = "") -> list[Reply]:
+    def _board_mails(
+        self,
+        session: Session,
+        game: Game,
+        headline: str = "",
+        *,
+        played: Sequence[Move] = (),
+        now: datetime | None = None,
+    ) -> list[Reply]:
         """The board mail for every player and subscriber.
 
         Each player's copy carries their own reply address (``reply_as``),
         so the player to move can answer with just the move and the other
         can answer with chat, undo, resign and the like.
         """
-        view = self._view(session, game)
+        view = self._view(session, game, now, played)
         replies: list[Reply] = []
         for uid, address in self._audience(session, game):
             seat = game.seat_of(uid) if uid is not None else None
@@ -986,18 +1030,23 @@ class Service:
         expected_move: int | None = None,
         sender: str | None = None,
         message_id: str | None = None,
+        plan: MovePlan | None = None,
     ) -> list[Reply]:
         """Play ``move`` (``MOVE#N`` or ``expected_move=N``: only as move N).
 
         ``resign`` as the move resigns. Everyone on the board gets the new
-        board mail.
+        board mail. ``plan``: the same move worked out beforehand by
+        ``plan_move``, written as it is if the board has not changed since.
         """
-        text = move.strip()
-        guard = _GUARD_RE.match(text)
-        if guard is not None:
-            text = guard.group("move")
-            if expected_move is None:
-                expected_move = int(guard.group("n"))
+        text, expected_move = _split_guard(move, expected_move)
+        if plan is not None and (plan.board, plan.userid, plan.text) == (
+            board,
+            userid.lower(),
+            text,
+        ):
+            planned = self._apply_plan(plan, sender, message_id)
+            if planned is not None:
+                return planned
         if text.lower() == "resign":
             return self.resign(
                 board, userid, auth, comment=comment, sender=sender, message_id=message_id
@@ -1029,6 +1078,123 @@ class Service:
                 replies += self._answer_from_queue(s, game, played, now)
             return self._send(s, now, replies, sender, message_id)
 
+    def plan_move(
+        self,
+        board: int,
+        userid: str,
+        auth: Auth,
+        move: str,
+        *,
+        comment: str = "",
+        expected_move: int | None = None,
+    ) -> MovePlan | None:
+        """Work out ``move`` on a snapshot, taking no write lock; None if it cannot be.
+
+        Only an ordinary move is planned: one that ends the game, meets a
+        queued move, or is refused for any reason gets None, and ``move``
+        then does (or refuses) it the usual way, under the lock. So a plan
+        never decides anything a player is told.
+        """
+        text, expected_move = _split_guard(move, expected_move)
+        if not text or text.lower() == "resign":
+            return None
+        now = self.clock()
+        try:
+            with self.db.read() as s:
+                game = s.get(Game, board)
+                if game is None or game.status != "active" or game.board is None:
+                    return None
+                player = self._authenticate(s, userid, auth, board)
+                seat = game.seat_of(player.userid)
+                if seat is None or (expected_move is not None and expected_move != game.ply + 1):
+                    return None
+                state = self._rules(game.game).load(game.position)
+                if state.to_move != seat or self._queued_on(s, board):
+                    return None
+                new_state, canonical = state.play(text)
+                if new_state.outcome is not None:
+                    return None
+                # The board as the move leaves it: a copy, never added to any session.
+                after = Game(**game.model_dump())
+                played = Move(
+                    board=board,
+                    ply=new_state.ply,
+                    userid=player.userid,
+                    notation=canonical,
+                    text=text,
+                    comment=comment,
+                    created_at=now,
+                    position_before=game.position,
+                )
+                _moved(after, new_state, now)
+                replies = self._board_mails(s, after, played=(played,), now=now)
+                return MovePlan(
+                    board=board,
+                    userid=player.userid,
+                    text=text,
+                    version=game.version,
+                    ply=new_state.ply,
+                    canonical=canonical,
+                    comment=comment,
+                    position_before=game.position,
+                    position=after.position,
+                    planned_at=now,
+                    replies=tuple(replies),
+                )
+        except (ServiceError, IllegalMove):
+            return None
+
+    def _apply_plan(
+        self, plan: MovePlan, sender: str | None, message_id: str | None
+    ) -> list[Reply] | None:
+        """Write a planned move if its board is still as planned; None if it is not."""
+        try:
+            with self._unit(message_id) as (s, now):
+                if self._queued_on(s, plan.board):
+                    raise _PlanOutdated
+                changed = s.execute(
+                    sa.update(Game)
+                    .where(
+                        col(Game.board) == plan.board,
+                        col(Game.version) == plan.version,
+                        col(Game.status) == "active",
+                    )
+                    .values(
+                        position=plan.position,
+                        ply=plan.ply,
+                        last_move_at=plan.planned_at,
+                        clock_since=plan.planned_at,
+                        last_nag_at=None,
+                        undo_request_by=None,
+                        cancel_request_by=None,
+                        version=plan.version + 1,
+                    )
+                )
+                if getattr(changed, "rowcount", 0) != 1:
+                    raise _PlanOutdated
+                s.add(
+                    Move(
+                        board=plan.board,
+                        ply=plan.ply,
+                        userid=plan.userid,
+                        notation=plan.canonical,
+                        text=plan.text,
+                        comment=plan.comment,
+                        created_at=plan.planned_at,
+                        message_id=message_id,
+                        position_before=plan.position_before,
+                    )
+                )
+                return self._send(s, now, list(plan.replies), sender, message_id)
+        except _PlanOutdated:
+            return None
+
+    @staticmethod
+    def _queued_on(s: Session, board: int) -> bool:
+        """Whether anyone has a move queued on ``board``."""
+        found = s.exec(select(QueuedMove.id).where(QueuedMove.board == board).limit(1))
+        return found.first() is not None
+
     def _apply_move(
         self,
         s: Session,
@@ -1056,13 +1222,7 @@ class Service:
             position_before=game.position,
         )
         s.add(row)
-        game.position = new_state.dump()
-        game.ply = new_state.ply
-        game.last_move_at = now
-        game.clock_since = now
-        game.last_nag_at = None
-        game.undo_request_by = None
-        game.cancel_request_by = None
+        _moved(game, new_state, now)
         outcome = new_state.outcome
         if outcome is not None:
             self._finish(s, game, "1-0" if outcome.winner == 0 else "0-1", outcome.termination, now)
@@ -1855,3 +2015,25 @@ def _check_password(password: str) -> None:
 def _check_email(email: str) -> None:
     if not EMAIL_RE.match(email):
         raise BadRequest(f"{email!r} is not a mail address.")
+
+
+def _split_guard(move: str, expected_move: int | None) -> tuple[str, int | None]:
+    """``MOVE#N`` -> (MOVE, N); an explicit ``expected_move`` wins over the guard."""
+    text = move.strip()
+    guard = _GUARD_RE.match(text)
+    if guard is not None:
+        text = guard.group("move")
+        if expected_move is None:
+            expected_move = int(guard.group("n"))
+    return text, expected_move
+
+
+def _moved(game: Game, new_state: GameState, now: datetime) -> None:
+    """A move's changes to its board row; the opponent's clock starts at ``now``."""
+    game.position = new_state.dump()
+    game.ply = new_state.ply
+    game.last_move_at = now
+    game.clock_since = now
+    game.last_nag_at = None
+    game.undo_request_by = None
+    game.cancel_request_by = None

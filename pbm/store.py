@@ -334,9 +334,11 @@ def _sqlite_setup(engine: Engine) -> None:
 
 
 class Transactions(Protocol):
-    """What the service layer needs of a database: units of work."""
+    """What the service layer needs of a database: units of work, and snapshots to read."""
 
     def transaction(self) -> AbstractContextManager[Session]: ...
+
+    def read(self) -> AbstractContextManager[Session]: ...
 
 
 @dataclass
@@ -529,15 +531,17 @@ def enqueue_replies(
     config: Config,
     now: datetime,
     due: datetime | None = None,
-) -> list[OutboxMessage]:
+) -> list[int]:
     """Write replies to the outbox in the caller's transaction, to be sent from ``due`` (now).
+
+    Returns the new rows' ids, in the order of ``replies``.
 
     A reply with no address (``to == ""``, e.g. an answer to a CLI caller)
     is not queued. ``reply_to`` is the board's reply-token address for
     ``reply_as``; it is left empty when no ``mail.secret`` is configured,
     since tokens made with an empty secret could be forged.
     """
-    rows: list[OutboxMessage] = []
+    values: list[dict[str, Any]] = []
     for reply in replies:
         if not reply.to:
             continue
@@ -546,25 +550,30 @@ def enqueue_replies(
             reply_to = token_address(
                 config.mail.address, config.mail.secret, reply.board, reply.reply_as
             )
-        row = OutboxMessage(
-            created_at=now,
-            to_addr=reply.to,
-            subject=reply.subject,
-            body=reply.body,
-            board=reply.board,
-            reply_as=reply.reply_as,
-            reply_to=reply_to,
-            in_reply_to=reply.in_reply_to,
-            message_id=new_message_id(config),
-            is_error=reply.is_error,
-            status="pending",
-            attempts=0,
-            next_attempt_at=now if due is None else due,
+        values.append(
+            {
+                "created_at": now,
+                "to_addr": reply.to,
+                "subject": reply.subject,
+                "body": reply.body,
+                "board": reply.board,
+                "reply_as": reply.reply_as,
+                "reply_to": reply_to,
+                "in_reply_to": reply.in_reply_to,
+                "message_id": new_message_id(config),
+                "is_error": reply.is_error,
+                "status": "pending",
+                "attempts": 0,
+                "next_attempt_at": now if due is None else due,
+            }
         )
-        session.add(row)
-        rows.append(row)
-    session.flush()
-    return rows
+    if not values:
+        return []
+    # One Core INSERT for all rows, not a unit-of-work flush per ORM object: replies
+    # are written inside the move's transaction, while the write lock is held.
+    table = OutboxMessage.__table__  # type: ignore[attr-defined]
+    stmt = sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
+    return [int(i) for i in session.connection().execute(stmt, values).scalars()]
 
 
 def add_inbox(
@@ -589,32 +598,51 @@ def add_inbox(
     return row
 
 
+def _waiting(now: datetime, stale_after: timedelta) -> tuple[Any, ...]:
+    """Inbox rows to be processed: new, and unclaimed or claimed ``stale_after`` ago."""
+    return (
+        InboxMessage.status == "new",
+        sa.or_(
+            col(InboxMessage.claimed_at).is_(None),
+            col(InboxMessage.claimed_at) < now - stale_after,
+        ),
+    )
+
+
+def waiting_inbox(
+    session: Session,
+    now: datetime,
+    limit: int = 10,
+    stale_after: timedelta = timedelta(minutes=10),
+) -> list[InboxMessage]:
+    """The rows ``claim_inbox`` would hand out, oldest first, without claiming them."""
+    stmt = (
+        select(InboxMessage)
+        .where(*_waiting(now, stale_after))
+        .order_by(col(InboxMessage.id))
+        .limit(limit)
+    )
+    return list(session.exec(stmt).all())
+
+
 def claim_inbox(
     session: Session,
     worker: str,
     now: datetime,
     limit: int = 10,
     stale_after: timedelta = timedelta(minutes=10),
+    ids: Sequence[int] | None = None,
 ) -> list[InboxMessage]:
-    """Take up to ``limit`` new inbox rows for ``worker``, oldest first.
+    """Take up to ``limit`` new inbox rows (of ``ids``, if given) for ``worker``, oldest first.
 
     A row claimed longer than ``stale_after`` ago (its worker died) can be
     taken again. On PostgreSQL rows another transaction is claiming are
     skipped (``FOR UPDATE SKIP LOCKED``); SQLite serialises writers anyway.
     """
-    stmt = (
-        select(InboxMessage)
-        .where(
-            InboxMessage.status == "new",
-            sa.or_(
-                col(InboxMessage.claimed_at).is_(None),
-                col(InboxMessage.claimed_at) < now - stale_after,
-            ),
-        )
-        .order_by(col(InboxMessage.id))
-        .limit(limit)
-        .with_for_update(skip_locked=True)
-    )
+    stmt = select(InboxMessage).where(*_waiting(now, stale_after))
+    if ids is not None:
+        stmt = stmt.where(col(InboxMessage.id).in_(ids))
+    stmt = stmt.order_by(col(InboxMessage.id)).limit(limit).with_for_update(skip_locked=True)
     rows = list(session.exec(stmt).all())
     for row in rows:
         row.claimed_by = worker

@@ -119,13 +119,27 @@ class Watcher:
             time.sleep(0.002)
 
 
-def server_cpu_seconds(pid: int) -> float:
-    """User + system CPU time the server process has used so far (Linux /proc)."""
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (Linux /proc)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return float("nan")
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def child_pids(pid: int) -> list[int]:
+    """The processes ``pid`` started (its inbox worker processes)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry.name))
+    return out
 
 
 def setup_site(root: Path, clients: int) -> tuple[config_mod.Config, list[tuple[int, str, str]]]:
@@ -211,7 +225,8 @@ def run_pbm(
     wall = time.perf_counter() - t_start
     own_cpu = time.process_time() - own_cpu
     watcher.stop.set()
-    cpu = server_cpu_seconds(proc.pid)
+    cpu = cpu_seconds(proc.pid)
+    workers_cpu = sum(cpu_seconds(p) for p in child_pids(proc.pid))
     proc.terminate()
     proc.wait(30)
     engine = sa.create_engine(cfg.database_url)
@@ -250,6 +265,7 @@ def run_pbm(
         "send_p50": pct(send_lat, 50) * 1000,
         "send_p99": pct(send_lat, 99) * 1000,
         "cpu_per_move": cpu / max(applied, 1) * 1000,
+        "workers_cpu_per_move": workers_cpu / max(applied, 1) * 1000,
         "client_cpu_per_move": own_cpu / max(applied, 1) * 1000,
     }
 
@@ -316,7 +332,8 @@ def main() -> None:
     print(f"  accepted -> reply written  p99  {r['srv_p99']:8.1f} ms   (target < 300)")
     print(f"  reply written -> sent      p50  {r['send_p50']:8.1f} ms")
     print(f"  reply written -> sent      p99  {r['send_p99']:8.1f} ms")
-    print(f"  server CPU per move             {r['cpu_per_move']:8.1f} ms")
+    print(f"  server CPU per move             {r['cpu_per_move']:8.1f} ms   (listener, sender)")
+    print(f"  worker processes' CPU per move  {r['workers_cpu_per_move']:8.1f} ms")
     print(f"  clients' CPU per move           {r['client_cpu_per_move']:8.1f} ms")
     print(f"  client round trip          p50  {r['rt_p50']:8.1f} ms")
     print(f"  client round trip          p99  {r['rt_p99']:8.1f} ms")

@@ -390,8 +390,7 @@ class Clock:
 
 def enqueue(db: Database, config: Config, *replies: Reply, now: datetime = T0) -> list[int]:
     with db.transaction() as session:
-        rows = store.enqueue_replies(session, replies, config, now)
-        return [row.id for row in rows if row.id is not None]
+        return store.enqueue_replies(session, replies, config, now)
 
 
 def reply(n: int = 0, **kw: Any) -> Reply:

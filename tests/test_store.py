@@ -307,10 +307,11 @@ def test_enqueue_replies_fills_the_outbox(db: Database, config: Config) -> None:
         Reply(to="", subject="cli only", body="not queued"),
     ]
     with db.transaction() as s:
-        rows = store.enqueue_replies(s, replies, config, T0)
-    assert len(rows) == 2
+        ids = store.enqueue_replies(s, replies, config, T0)
+    assert len(ids) == 2
     with db.transaction() as s:
         out = s.exec(select(OutboxMessage).order_by(OutboxMessage.id)).all()  # type: ignore[arg-type]
+    assert [o.id for o in out] == ids
     assert [o.to_addr for o in out] == ["bob@example.org", "alice@example.org"]
     first, second = out
     assert first.reply_to == token_address("pbm@example.org", "test-secret", 12, "bob")
@@ -329,10 +330,11 @@ def test_enqueue_without_a_secret_sets_no_reply_address(db: Database, config: Co
 
     no_secret = replace(config, mail=replace(config.mail, secret=""))
     with db.transaction() as s:
-        (row,) = store.enqueue_replies(
+        (row_id,) = store.enqueue_replies(
             s, [Reply(to="b@x.org", subject="s", body="b", board=1, reply_as="bob")], no_secret, T0
         )
-        assert row.reply_to is None
+        row = s.get(OutboxMessage, row_id)
+        assert row is not None and row.reply_to is None
 
 
 def test_claim_inbox_hands_each_row_out_once(db: Database) -> None:
@@ -356,10 +358,9 @@ def test_claim_inbox_hands_each_row_out_once(db: Database) -> None:
 
 def test_claim_outbox_respects_due_time_and_lease(db: Database, config: Config) -> None:
     with db.transaction() as s:
-        rows = store.enqueue_replies(
+        ids = store.enqueue_replies(
             s, [Reply(to=f"p{i}@x.org", subject="s", body="b") for i in range(2)], config, T0
         )
-        ids = [r.id for r in rows]
     with db.transaction() as s:
         claimed = store.claim_outbox(s, "w1", T0, lease=timedelta(minutes=5))
         assert [r.id for r in claimed] == ids

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
-import sys
 
 import click
 from sqlalchemy.engine import make_url
@@ -30,19 +28,11 @@ def shown_url(cfg: config_mod.Config) -> str:
 @click.pass_context
 def serve(ctx: click.Context) -> None:
     """Listen for command mail and answer it (stop with Ctrl-C or SIGTERM)."""
+    from pbm.mail.server import configure_logging
     from pbm.mail.server import serve as run_server
 
     cfg = load_config(ctx)
-    logging.basicConfig(
-        level=cfg.server.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
-    # alembic's start-up chatter, and aiosmtpd's line-by-line SMTP trace ("mail.log"),
-    # only when asked for with log_level = "DEBUG".
-    if cfg.server.log_level.upper() != "DEBUG":
-        for chatty in ("alembic", "mail.log"):
-            logging.getLogger(chatty).setLevel(logging.WARNING)
+    configure_logging(cfg.server.log_level)
     if not cfg.mail.secret:
         raise click.ClickException(
             "mail.secret is empty: run `pbm init` first (it writes a config with a fresh secret)"

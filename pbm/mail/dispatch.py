@@ -18,6 +18,7 @@ class Context:
     message_id: str | None
     comment: str
     token: str | None = None  # set in reply mode: the verified reply token
+    plan: svc.MovePlan | None = None  # a move command's plan (``plan``), made beforehand
 
 
 def _auth(ctx: Context, password: str) -> svc.Auth:
@@ -26,6 +27,20 @@ def _auth(ctx: Context, password: str) -> svc.Auth:
     if ctx.token is not None:
         return svc.ReplyToken(ctx.token)
     return svc.Password(password)
+
+
+def plan(service: svc.Service, cmd: c.Command, ctx: Context) -> svc.MovePlan | None:
+    """Work out a move command ahead, outside the write lock (``Service.plan_move``)."""
+    if not isinstance(cmd, c.Move):
+        return None
+    return service.plan_move(
+        cmd.board,
+        cmd.userid,
+        _auth(ctx, cmd.password),
+        cmd.move_text,
+        comment=ctx.comment,
+        expected_move=cmd.expect_ply,
+    )
 
 
 def run(service: svc.Service, cmd: c.Command, ctx: Context) -> list[Reply]:
@@ -69,7 +84,9 @@ def run(service: svc.Service, cmd: c.Command, ctx: Context) -> list[Reply]:
                 cmd.move_text,
                 comment=ctx.comment,
                 expected_move=cmd.expect_ply,
-                **common,
+                sender=ctx.sender,
+                message_id=ctx.message_id,
+                plan=ctx.plan,
             )
         case c.Resign():
             return service.resign(

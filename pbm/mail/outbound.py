@@ -462,9 +462,38 @@ class OutboxSender:
     def _record_many(
         self, outcomes: Sequence[tuple[int, DeliveryError | None]], now: datetime
     ) -> list[str]:
-        """Write a batch's outcomes in one transaction; returns each row's new status."""
+        """Write a batch's outcomes in one transaction; returns each row's new status.
+
+        Delivered rows, the common case, are marked sent by one UPDATE; only
+        rows that failed, or that changed while we sent them, are looked at
+        one by one.
+        """
+        delivered = [row_id for row_id, error in outcomes if error is None]
         with self.db.transaction() as session:
-            return [self._record_in(session, row_id, error, now) for row_id, error in outcomes]
+            marked: set[int] = set()
+            if delivered:
+                marked = set(
+                    session.execute(
+                        sa.update(OutboxMessage)
+                        .where(
+                            col(OutboxMessage.id).in_(delivered),
+                            col(OutboxMessage.status) == "pending",
+                        )
+                        .values(
+                            status="sent",
+                            sent_at=now,
+                            attempts=col(OutboxMessage.attempts) + 1,
+                            claimed_by=None,
+                            claimed_until=None,
+                        )
+                        .returning(col(OutboxMessage.id))
+                        .execution_options(synchronize_session=False)
+                    ).scalars()
+                )
+            return [
+                "sent" if row_id in marked else self._record_in(session, row_id, error, now)
+                for row_id, error in outcomes
+            ]
 
     def _release(self, row_ids: Sequence[int]) -> None:
         """Give back claimed rows untried, to be claimed again at once."""

@@ -17,6 +17,7 @@ import os
 import signal
 import socket
 import ssl
+import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -33,6 +34,20 @@ from pbm.mail import status
 from pbm.replies import parse_token_address
 
 log = logging.getLogger("pbm.server")
+
+
+def configure_logging(level: str) -> None:
+    """``pbm serve``'s log on stderr (its inbox worker processes log the same way)."""
+    logging.basicConfig(
+        level=level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    # alembic's start-up chatter, and aiosmtpd's line-by-line SMTP trace ("mail.log"),
+    # only when asked for with log_level = "DEBUG".
+    if level.upper() != "DEBUG":
+        for chatty in ("alembic", "mail.log"):
+            logging.getLogger(chatty).setLevel(logging.WARNING)
 
 
 def _message_id(raw: bytes) -> str | None:
@@ -263,7 +278,7 @@ class Server:
     async def run(self) -> None:
         """Serve until ``stop()`` (or SIGTERM/SIGINT when installed)."""
         from pbm.mail.outbound import SEND_CONCURRENCY, OutboxSender, transport_from_config
-        from pbm.mail.worker import InboxWorker
+        from pbm.mail.worker import InboxWorker, WorkerProcesses
 
         if self._smtp is None:
             await self.start()
@@ -279,12 +294,12 @@ class Server:
         ]
         tasks.append(asyncio.create_task(self._run_timers(), name="timers"))
         if self.config.server.process_inbox:
-            worker = InboxWorker(
-                self.db,
-                self.config,
-                self.worker_id,
-                self.outbox_wake,
-            )
+            processes = self.config.server.inbox_workers
+            worker: InboxWorker | WorkerProcesses
+            if processes:
+                worker = WorkerProcesses(self.config, processes, self.worker_id, self.outbox_wake)
+            else:
+                worker = InboxWorker(self.db, self.config, self.worker_id, self.outbox_wake)
             tasks.append(
                 asyncio.create_task(
                     worker.run_forever(self.stopping, self.inbox_wake), name="inbox"

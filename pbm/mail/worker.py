@@ -7,15 +7,28 @@ bounces and lists get no answer) -> ``dedupe`` (a Message-ID already acted on)
 Every change, and every reply, happens in a service transaction; the inbox
 row is marked last, so a crash in between only means the mail is looked at
 again, and the service's Message-ID record keeps it from acting twice.
+
+Before any of that, ``prepare`` decodes each waiting mail and works out its
+moves (``Service.plan_move``) on a snapshot, taking no write lock: with
+SQLite there is one write lock for everybody, and the listener and the
+outbox sender need it too. Under the lock a planned move is only written.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import logging
+import multiprocessing
+import os
+import signal
+import sys
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -33,7 +46,8 @@ log = logging.getLogger("pbm.worker")
 
 POLL_SECONDS = 1.0  # look for mail other instances accepted, even when not woken
 BATCH = 20  # at most this many mails are committed together (see BatchDatabase)
-BATCH_SECONDS = 0.02  # ... or as many as take this long
+BATCH_SECONDS = 0.02  # ... or as many as take this long under the write lock
+PREPARE_SECONDS = 0.05  # ... or as many as take this long to prepare (no lock held)
 
 
 @dataclass
@@ -48,6 +62,7 @@ class Mail:
     outcome: str | None = None  # None: go on; else the inbox status: done / ignored / failed
     note: str = ""
     replies: list[Reply] = field(default_factory=list)
+    plans: dict[int, svc.MovePlan] = field(default_factory=dict)  # by command line
 
     def settle(self, outcome: str, note: str) -> None:
         self.outcome, self.note = outcome, note
@@ -58,6 +73,8 @@ Step = Callable[["InboxWorker", Mail], None]
 
 def parse(worker: InboxWorker, mail: Mail) -> None:
     """Decode the message (never raises: garbage comes back with an ignore reason)."""
+    if mail.inbound is not None:  # already decoded by ``prepare``
+        return
     mail.inbound = read_message(
         mail.raw,
         mail_from=mail.mail_from,
@@ -92,11 +109,7 @@ def run_commands(worker: InboxWorker, mail: Mail) -> None:
     sender = inbound.sender
     token = inbound.token
     reply_mode = token is not None
-
-    def is_command(line: str) -> bool:
-        return commands.parse_command(line, names) is not None
-
-    lines, comment = command_candidates(inbound, reply_mode=reply_mode, is_command=is_command)
+    lines, found_comment = _candidates(inbound)
     if token is not None and not token.is_valid(worker.config.mail.secret):
         worker.error(sender, svc.WrongPassword("This reply address is not valid."), "", mid)
         mail.settle("done", "wrong reply token")
@@ -126,19 +139,9 @@ def run_commands(worker: InboxWorker, mail: Mail) -> None:
             mail.settle("done", "no command: sent help")
         return
     done = 0
-    for i, line in enumerate(lines):
+    for i, line, cmd, comment in _commands(inbound, lines, found_comment):
         key = mid if (mid is None or len(lines) == 1) else f"{mid}#{i + 1}"
-        cmd: commands.Command | None
-        if token is not None:
-            rc = commands.parse_reply_command(line)
-            # The board, not a game word, says which game a reply is about.
-            cmd = rc.bind("", token.board, token.userid) if rc is not None else None
-            if rc is not None and rc.text:  # "chat Good luck!": the line starts the message
-                comment = f"{rc.text}\n{comment}".strip("\n")
-            why = commands.explain_reply(line)
-        else:
-            cmd = commands.parse_command(line, names)
-            why = commands.explain(line, names)
+        why = commands.explain_reply(line) if token is not None else commands.explain(line, names)
         if cmd is None:
             worker.error(
                 sender,
@@ -148,7 +151,9 @@ def run_commands(worker: InboxWorker, mail: Mail) -> None:
                 board=token.board if token else None,
             )
             continue
-        ctx = dispatch.Context(sender, key, comment, token.token if token else None)
+        ctx = dispatch.Context(
+            sender, key, comment, token.token if token else None, mail.plans.get(i)
+        )
         try:
             mail.replies += dispatch.run(worker.service, cmd, ctx)
             done += 1
@@ -161,6 +166,65 @@ def run_commands(worker: InboxWorker, mail: Mail) -> None:
 
 
 STEPS: tuple[Step, ...] = (parse, screen, dedupe, run_commands)
+
+
+def _candidates(inbound: Inbound) -> tuple[list[str], str]:
+    """The lines to read as commands, and the comment (COMMANDS.md's modes)."""
+    names = games.names()
+
+    def is_command(line: str) -> bool:
+        return commands.parse_command(line, names) is not None
+
+    reply_mode = inbound.token is not None
+    return command_candidates(inbound, reply_mode=reply_mode, is_command=is_command)
+
+
+def _commands(
+    inbound: Inbound, lines: list[str], comment: str
+) -> Iterator[tuple[int, str, commands.Command | None, str]]:
+    """(index, line, command or None, comment so far) for each candidate line."""
+    token = inbound.token
+    names = games.names()
+    for i, line in enumerate(lines):
+        cmd: commands.Command | None
+        if token is not None:
+            rc = commands.parse_reply_command(line)
+            # The board, not a game word, says which game a reply is about.
+            cmd = rc.bind("", token.board, token.userid) if rc is not None else None
+            if rc is not None and rc.text:  # "chat Good luck!": the line starts the message
+                comment = f"{rc.text}\n{comment}".strip("\n")
+        else:
+            cmd = commands.parse_command(line, names)
+        yield i, line, cmd, comment
+
+
+def prepare(worker: InboxWorker, mail: Mail) -> None:
+    """Outside the write lock: decode the mail and plan its moves (never raises).
+
+    Planning only saves work: a move without a plan, or whose board changed
+    meanwhile, is carried out in full by ``run_commands``.
+    """
+    try:
+        parse(worker, mail)
+        inbound = mail.inbound
+        assert inbound is not None
+        token = inbound.token
+        if inbound.ignore_reason or (
+            token is not None and not token.is_valid(worker.config.mail.secret)
+        ):
+            return
+        lines, found_comment = _candidates(inbound)
+        mid = inbound.message_id or None
+        for i, _, cmd, comment in _commands(inbound, lines, found_comment):
+            if cmd is None:
+                continue
+            key = mid if (mid is None or len(lines) == 1) else f"{mid}#{i + 1}"
+            ctx = dispatch.Context(inbound.sender, key, comment, token.token if token else None)
+            plan = dispatch.plan(worker.service, cmd, ctx)
+            if plan is not None:
+                mail.plans[i] = plan
+    except Exception:  # the mail is carried out (or its fault reported) under the lock
+        log.debug("inbox %d: could not prepare", mail.row_id, exc_info=True)
 
 
 class BatchDatabase:
@@ -185,6 +249,10 @@ class BatchDatabase:
         else:
             with self._session.begin_nested():
                 yield self._session
+
+    def read(self) -> contextlib.AbstractContextManager[Session]:
+        """A snapshot of what is committed (not of the batch under way)."""
+        return self.db.read()
 
     def seen(self, message_id: str) -> bool:
         """Whether a mail with this Message-ID was acted on (in the batch, or before)."""
@@ -221,6 +289,7 @@ class InboxWorker:
         self.outbox_wake = outbox_wake
         self.clock = clock
         self.service = svc.Service(self.db, config, clock)
+        self._prepared: dict[int, Mail] = {}  # row id -> a mail prepared but not yet done
 
     def error(
         self,
@@ -251,9 +320,8 @@ class InboxWorker:
             ).one()
             return int(n)
 
-    def process(self, row_id: int, raw: bytes, mail_from: str, rcpt: list[str]) -> Mail:
+    def process(self, mail: Mail) -> Mail:
         """Run one mail through the steps and mark its inbox row."""
-        mail = Mail(row_id, raw, mail_from, rcpt)
         try:
             # A savepoint per mail: whatever goes wrong in one mail, even in the
             # database, is undone alone and cannot spoil the rest of the batch.
@@ -263,45 +331,187 @@ class InboxWorker:
                     if mail.outcome is not None:
                         break
         except Exception as exc:  # a broken mail must never stop the worker
-            log.exception("inbox %d failed", row_id)
+            log.exception("inbox %d failed", mail.row_id)
             mail.settle("failed", f"{type(exc).__name__}: {exc}")
         with self.db.transaction() as s:
-            store.finish_inbox(s, row_id, mail.outcome or "done", self.clock(), mail.note[:500])
+            store.finish_inbox(
+                s, mail.row_id, mail.outcome or "done", self.clock(), mail.note[:500]
+            )
         return mail
 
     def run_once(self, limit: int = BATCH) -> int:
         """Process waiting mails in one batch; returns how many.
 
-        A batch ends after ``limit`` mails or ``BATCH_SECONDS`` of work, so the
-        database's write lock (SQLite has one for everybody) is never held long:
-        the listener must be able to commit new mail while we work.
+        The mails are read from a snapshot and prepared (decoded, moves
+        planned) with no lock held; then one write transaction claims them
+        and carries them out. A batch ends after ``limit`` mails or
+        ``PREPARE_SECONDS`` of preparing or ``BATCH_SECONDS`` of work under
+        the lock, so the database's write lock (SQLite has one for
+        everybody) is never held long: the listener must be able to commit
+        new mail while we work.
         """
+        with self.db.read() as s:
+            waiting = [
+                (row.id, row.raw, row.mail_from, row.rcpt_to)
+                for row in store.waiting_inbox(s, self.clock(), limit=limit)
+                if row.id is not None
+            ]
+        # Mails prepared last time but left for lack of time keep their work
+        # (a plan that has gone stale meanwhile is noticed when it is applied).
+        prepared, self._prepared = self._prepared, {}
+        deadline = time.monotonic() + PREPARE_SECONDS
+        mails: list[Mail] = []
+        for row_id, raw, mail_from, rcpt in waiting:
+            mail = prepared.get(row_id)
+            if mail is None:
+                if mails and time.monotonic() > deadline:
+                    break  # the rest wait for the next batch
+                mail = Mail(row_id, raw, mail_from, rcpt.split("\n"))
+                prepare(self, mail)
+            mails.append(mail)
+        if not mails:
+            return 0
         deadline = time.monotonic() + BATCH_SECONDS
         done = 0
         with self.db.batch() as s:
-            rows = store.claim_inbox(s, self.worker_id, self.clock(), limit=limit)
-            for row in rows:
-                assert row.id is not None
+            rows = store.claim_inbox(
+                s, self.worker_id, self.clock(), limit=len(mails), ids=[m.row_id for m in mails]
+            )
+            claimed = {row.id: row for row in rows}
+            for mail in mails:
+                row = claimed.get(mail.row_id)
+                if row is None:
+                    continue  # another worker took it
                 if done and time.monotonic() > deadline:
-                    # Out of time: the rest go back, for the next batch (or another worker).
+                    # Out of time: it goes back, for the next batch (or another worker).
                     row.claimed_by, row.claimed_at = None, None
+                    self._prepared[mail.row_id] = mail
                     continue
-                self.process(row.id, row.raw, row.mail_from, row.rcpt_to.split("\n"))
+                self.process(mail)
                 done += 1
         return done
 
     async def run_forever(self, stop: asyncio.Event, wake: asyncio.Event) -> None:
         """Drain the inbox whenever woken (and every ``POLL_SECONDS``) until ``stop``."""
-        while not stop.is_set():
-            wake.clear()
+        await drain(lambda: asyncio.to_thread(self.run_once), stop, wake, self.outbox_wake)
+
+
+async def drain(
+    batch: Callable[[], Awaitable[int]],
+    stop: asyncio.Event,
+    wake: asyncio.Event,
+    outbox_wake: asyncio.Event | None,
+) -> None:
+    """Run ``batch`` while it finds mail, then whenever woken (or every ``POLL_SECONDS``)."""
+    while not stop.is_set():
+        wake.clear()
+        try:
+            n = await batch()
+        except Exception:
+            log.exception("inbox worker: database trouble; trying again")
+            n = 0
+        if n:
+            if outbox_wake is not None:
+                outbox_wake.set()  # its replies are waiting
+            continue
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(wake.wait(), POLL_SECONDS)
+
+
+# ---------------------------------------------------------------------------
+# Worker processes (``server.inbox_workers``)
+
+_PROCESS_WORKER: InboxWorker | None = None
+
+
+def _die_with(server_pid: int) -> None:
+    """Never outlive the server, even one killed with SIGKILL.
+
+    Its mail claims carry the server's name, so a restarted server takes
+    them back at once (``release_dead_claims``); nobody else may still be
+    working on them by then.
+    """
+    if sys.platform.startswith("linux"):
+        pr_set_pdeathsig = 1  # prctl(2): this signal when the parent dies
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    else:  # elsewhere, look every second
+
+        def watch() -> None:
+            while os.getppid() == server_pid:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="pbm-watch-server", daemon=True).start()
+    if os.getppid() != server_pid:  # it died before we asked
+        os._exit(1)
+
+
+def _start_process(config: Config, worker_id: str, server_pid: int) -> None:
+    """A worker process's start: bound to the server's life, its own log and connection."""
+    from pbm.mail.server import configure_logging
+
+    global _PROCESS_WORKER
+    _die_with(server_pid)
+    # Ctrl-C reaches every process of the terminal's group: the server, not the
+    # worker, decides when to stop (it lets the batch under way finish first).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    configure_logging(config.server.log_level)
+    _PROCESS_WORKER = InboxWorker(store.Database.open(config), config, worker_id)
+
+
+def _run_in_process() -> int:
+    assert _PROCESS_WORKER is not None
+    return _PROCESS_WORKER.run_once()
+
+
+class WorkerProcesses:
+    """``InboxWorker``s in processes of their own, driven from the server's loop.
+
+    Deciding moves and writing board mails is CPU work; in processes of
+    their own it runs beside the listener and the outbox sender instead of
+    taking turns with them for one interpreter. They claim mail under the
+    server's name (``worker_id``) and die with the server.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        processes: int,
+        worker_id: str,
+        outbox_wake: asyncio.Event | None = None,
+    ) -> None:
+        self.config = config
+        self.processes = processes
+        self.worker_id = worker_id
+        self.outbox_wake = outbox_wake
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        # "spawn": a fresh interpreter; forking a process that runs threads is unsafe.
+        return ProcessPoolExecutor(
+            self.processes,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_process,
+            initargs=(self.config, self.worker_id, os.getpid()),
+        )
+
+    async def run_forever(self, stop: asyncio.Event, wake: asyncio.Event) -> None:
+        """Drain the inbox whenever woken (and every ``POLL_SECONDS``) until ``stop``."""
+        loop = asyncio.get_running_loop()
+
+        async def batch() -> int:
             try:
-                n = await asyncio.to_thread(self.run_once)
-            except Exception:
-                log.exception("inbox worker: database trouble; trying again")
-                n = 0
-            if n:
-                if self.outbox_wake is not None:
-                    self.outbox_wake.set()
-                continue
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), POLL_SECONDS)
+                return await loop.run_in_executor(self._pool, _run_in_process)
+            except BrokenProcessPool:
+                log.error("an inbox worker process died; starting new ones")
+                await asyncio.to_thread(self._pool.shutdown, wait=False)
+                self._pool = self._new_pool()
+                return 0
+
+        try:
+            await asyncio.gather(
+                *(drain(batch, stop, wake, self.outbox_wake) for _ in range(self.processes))
+            )
+        finally:
+            # The batch under way is finished and committed; then the processes exit.
+            await asyncio.to_thread(self._pool.shutdown, wait=True)
