@@ -214,6 +214,11 @@ class PbmServer:
     def kill(self) -> None:
         self.stop(signal.SIGKILL)
 
+    def worker_pids(self) -> list[int]:
+        """The processes the running server started (its inbox workers), from /proc."""
+        assert self.proc is not None
+        return children(self.proc.pid)
+
     # -- talking to it as a mail client
 
     def smtp(self) -> smtplib.SMTP:
@@ -248,6 +253,30 @@ class PbmServer:
                 s.sendmail(mail_from, [to], msg)
             else:
                 s.send_message(msg, mail_from, [to])
+
+
+def children(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a running (not zombie) process."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def reply_to(msg: EmailMessage) -> str:

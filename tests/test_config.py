@@ -138,6 +138,13 @@ def test_bad_listen_address(tmp_path: Path) -> None:
         _ = cfg.listen_host_port
 
 
+def test_inbox_workers(tmp_path: Path) -> None:
+    assert load_text(tmp_path, "").server.inbox_workers == 1
+    assert load_text(tmp_path, "[server]\ninbox_workers = 0\n").server.inbox_workers == 0
+    with pytest.raises(ConfigError, match=r"server\.inbox_workers must be 0 or more, not -1"):
+        load_text(tmp_path, "[server]\ninbox_workers = -1\n")
+
+
 # ---------------------------------------------------------------- the environment
 
 

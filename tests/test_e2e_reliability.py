@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from conftest import _truncate
-from mailserver import SERVER_ADDRESS, PbmServer, Sink, board_number, until
+from mailserver import SERVER_ADDRESS, PbmServer, Sink, alive, board_number, until
 
 from pbm.games import get as get_game
 
@@ -159,7 +159,11 @@ def test_sigkill_mid_batch_loses_nothing(tmp_path: Path, sink: Sink) -> None:
     sink.drain()
     for i, board in enumerate(boards):
         srv.send(f"w{i}@example.org", f"accasta move {board} w{i} pw-w{i} a1:C+b2,HS-c1")
+    workers = srv.worker_pids()
+    assert workers, "pbm serve runs its inbox worker in a process of its own"
     srv.kill()
+    # Its worker processes die with it: none is left working on claimed mail.
+    until(lambda: not any(alive(pid) for pid in workers))
     srv.start()
     try:
         url = sqlite_url(srv)
@@ -169,6 +173,21 @@ def test_sigkill_mid_batch_loses_nothing(tmp_path: Path, sink: Sink) -> None:
             sink.wait_for(f"b{i}@example.org", f"b{i} to move")
     finally:
         srv.stop()
+
+
+def test_inbox_worked_in_the_server_process(tmp_path: Path, sink: Sink) -> None:
+    """server.inbox_workers = 0: no worker process; the server itself carries out mail."""
+    srv = PbmServer(tmp_path, sink_port=sink.port, extra_env={"PBM_SERVER_INBOX_WORKERS": "0"})
+    srv.start()
+    try:
+        assert srv.worker_pids() == []
+        board = new_board(srv, sink)
+        srv.send("alice@example.org", f"accasta move {board} alice pw-alice a1:C+b2,HS-c1")
+        sink.wait_for("bob@example.org", "bob to move")
+        assert srv.stop() == 0
+    finally:
+        if srv.proc is not None:
+            srv.stop()
 
 
 @pytest.mark.postgres

@@ -354,6 +354,33 @@ def test_maildir_transport_into_an_existing_empty_folder(tmp_path: Path) -> None
     assert len(list((box / "new").iterdir())) == 1
 
 
+def test_maildir_transport_when_the_folder_goes_away(tmp_path: Path) -> None:
+    """A Maildir removed under a running server is made again for the next mail."""
+    import shutil
+
+    box = tmp_path / "outbox"
+    transport = MaildirTransport(box)
+    run(transport.send(build_message(Row(), make_config()), ["bob@example.net"]))
+    shutil.rmtree(box)
+    run(transport.send(build_message(Row(), make_config()), ["bob@example.net"]))
+    assert len(list((box / "new").iterdir())) == 1
+    assert list((box / "tmp").iterdir()) == []
+
+
+def test_maildir_reader_may_take_each_mail_at_once(tmp_path: Path) -> None:
+    """A mail reader moves what it read from new/ to cur/: delivery never looks back."""
+    box = tmp_path / "outbox"
+    transport = MaildirTransport(box)
+    names: set[str] = set()
+    for n in range(3):
+        run(transport.send(build_message(Row(message_id=f"<{n}@x>"), make_config()), ["b@x"]))
+        (path,) = (box / "new").iterdir()
+        names.add(path.name)
+        path.rename(box / "cur" / f"{path.name}:2,S")
+    assert len(names) == 3  # each file its own unique name
+    assert len(list((box / "cur").iterdir())) == 3
+
+
 def test_transport_from_config(tmp_path: Path) -> None:
     maildir = transport_from_config(make_config(maildir=str(tmp_path / "box")))
     assert isinstance(maildir, MaildirTransport)

@@ -1,0 +1,198 @@
+"""Moves planned on a snapshot (``Service.plan_move``), then written under the lock.
+
+A plan must change nothing about what a move does: the same rows and the same
+mails as a move made the usual way, and when the board changed between the
+plan and its writing, the usual way decides.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Clock
+from sqlmodel import col, select
+
+import pbm.games
+from pbm import store
+from pbm.config import Config, DatabaseConfig
+from pbm.replies import reply_token
+from pbm.service import NotYourTurn, Password, ReplyToken, Service
+from pbm.store import Database, Game, Move, OutboxMessage, ProcessedMessage, QueuedMove
+
+ACCASTA = pbm.games.get("accasta")
+PW = Password("pw")
+
+
+@pytest.fixture
+def board(svc: Service) -> int:
+    b = svc.challenge("accasta", "alice", "bob", sender="alice@example.org")[0].board
+    assert b is not None
+    svc.subscribe(b, "carol", PW)
+    return b
+
+
+def dump(db: Database) -> dict[str, list[dict[str, Any]]]:
+    """The rows a move writes, without the keys and Message-IDs that differ between sites."""
+    with db.read() as s:
+        return {
+            "games": [g.model_dump() for g in s.exec(select(Game))],
+            "moves": [
+                m.model_dump(exclude={"id"}) for m in s.exec(select(Move).order_by(col(Move.id)))
+            ],
+            "outbox": [
+                o.model_dump(exclude={"id", "message_id"})
+                for o in s.exec(select(OutboxMessage).order_by(col(OutboxMessage.id)))
+            ],
+            "seen": [p.model_dump() for p in s.exec(select(ProcessedMessage))],
+        }
+
+
+def test_a_planned_game_writes_what_a_plain_game_writes(
+    db: Database, svc: Service, board: int, config: Config, clock: Clock, tmp_path: Path
+) -> None:
+    """A whole seeded game, on two sites: moves planned first on one, plain on the other."""
+    other = store.init_db(f"sqlite:///{tmp_path / 'plain.sqlite3'}")
+    plain = Service(other, config, clock)
+    for uid in ("alice", "bob", "carol"):
+        plain.signup(uid, "pw", f"{uid}@example.org")
+    assert plain.challenge("accasta", "alice", "bob", sender="alice@example.org")[0].board == board
+    plain.subscribe(board, "carol", PW)
+
+    rng = random.Random(4)  # this game ends by castle in about 50 turns
+    state = ACCASTA.new()
+    planned = 0
+    for n in range(1, 300):
+        if state.outcome is not None:
+            break
+        text = rng.choice(state.legal_moves())
+        state, _ = state.play(text)
+        uid = ("alice", "bob")[(n - 1) % 2]
+        token = ReplyToken(reply_token(config.mail.secret, board, uid))
+        move = f"{text}#{n}" if n % 3 == 0 else text  # some with the move-number guard
+        args: dict[str, Any] = {
+            "comment": f"move {n}",
+            "sender": f"{uid}@example.org",
+            "message_id": f"<m{n}@example.org>",
+        }
+        clock.advance(minutes=7)
+        plan = svc.plan_move(board, uid, token, move, comment=f"move {n}")
+        planned += plan is not None
+        assert svc.move(board, uid, token, move, plan=plan, **args) == plain.move(
+            board, uid, token, move, **args
+        )
+        assert dump(db) == dump(other), f"after move {n}"
+    other.close()
+    assert state.outcome is not None
+    assert planned == n - 2  # every move but the last, which ended the game
+
+
+def test_what_is_not_planned(db: Database, svc: Service, board: int, config: Config) -> None:
+    """Refusals, resignations and queue answers are left to ``move`` under the lock."""
+    first = ACCASTA.new().legal_moves()[0]
+    assert svc.plan_move(board, "bob", PW, first) is None  # not his turn
+    assert svc.plan_move(board, "alice", Password("nope"), first) is None
+    assert svc.plan_move(board, "carol", PW, first) is None  # not a player
+    assert svc.plan_move(board, "alice", PW, "a1:C-a9") is None  # illegal
+    assert svc.plan_move(board, "alice", PW, f"{first}#2") is None  # wrong move number
+    assert svc.plan_move(board, "alice", PW, "resign") is None
+    assert svc.plan_move(board + 1, "alice", PW, first) is None  # no such board
+    svc.move(board, "alice", PW, first)
+    reply = ACCASTA.load(game(db, board).position).legal_moves()[0]
+    assert svc.plan_move(board, "bob", PW, reply) is not None
+    after = ACCASTA.load(game(db, board).position).play(reply)[0]
+    svc.queue(board, "alice", PW, after.legal_moves()[0])
+    assert svc.plan_move(board, "bob", PW, reply) is None  # alice's queued move answers it
+
+
+def game(db: Database, board: int) -> Game:
+    with db.read() as s:
+        g = s.get(Game, board)
+        assert g is not None
+        return g
+
+
+def test_a_plan_outdated_by_another_move_is_not_written(
+    db: Database, svc: Service, board: int
+) -> None:
+    first = ACCASTA.new().legal_moves()[0]
+    plan = svc.plan_move(board, "alice", PW, first)
+    assert plan is not None
+    svc.move(board, "alice", PW, first)  # the same move, made meanwhile by another mail
+    before = dump(db)
+    with pytest.raises(NotYourTurn):
+        svc.move(board, "alice", PW, first, plan=plan)
+    assert dump(db) == before
+
+
+def test_a_plan_outdated_by_an_undo_request_is_decided_afresh(
+    db: Database, svc: Service, board: int
+) -> None:
+    opening = ACCASTA.new().legal_moves()[0]
+    svc.move(board, "alice", PW, opening)
+    answer = ACCASTA.load(game(db, board).position).legal_moves()[0]
+    plan = svc.plan_move(board, "bob", PW, f"{answer}#2")
+    assert plan is not None
+    svc.undo(board, "alice", PW)  # changes the board row: the plan's version is gone
+    svc.move(board, "bob", PW, f"{answer}#2", plan=plan)
+    g = game(db, board)
+    # Made afresh: a move answers (declines) the pending undo request, as it always does.
+    assert g.ply == 2 and g.undo_request_by is None
+
+
+def test_a_move_queued_after_the_plan_is_still_answered(
+    db: Database, svc: Service, board: int
+) -> None:
+    """A queue does not change the board row, so the plan's writing looks for queues itself."""
+    opening = ACCASTA.new().legal_moves()[0]
+    svc.move(board, "alice", PW, opening)
+    position = ACCASTA.load(game(db, board).position)
+    answer = position.legal_moves()[0]
+    plan = svc.plan_move(board, "bob", PW, answer)
+    assert plan is not None
+    queued = position.play(answer)[0].legal_moves()[0]
+    svc.queue(board, "alice", PW, queued)
+    replies = svc.move(board, "bob", PW, answer, plan=plan)
+    g = game(db, board)
+    assert g.ply == 3  # bob's move, then alice's queued one at once
+    assert any("queued" in r.subject for r in replies)
+    with db.read() as s:
+        assert s.exec(select(QueuedMove)).all() == []
+
+
+def test_a_plan_for_another_command_is_ignored(db: Database, svc: Service, board: int) -> None:
+    legal = ACCASTA.new().legal_moves()
+    plan = svc.plan_move(board, "alice", PW, legal[0])
+    assert plan is not None
+    svc.move(board, "alice", PW, legal[1], plan=plan)
+    with db.read() as s:
+        (played,) = s.exec(select(Move)).all()
+    assert played.text == legal[1]
+
+
+def test_planning_takes_no_write_lock(clock: Clock, tmp_path: Path) -> None:
+    """While another connection holds SQLite's write lock, a move is still planned."""
+    url = f"sqlite:///{tmp_path / 'locked.sqlite3'}"
+    db = store.init_db(url)
+    svc = Service(db, Config(database=DatabaseConfig(url=url)), clock)
+    for uid in ("alice", "bob"):
+        svc.signup(uid, "pw", f"{uid}@example.org")
+    board = svc.challenge("accasta", "alice", "bob", admin=True)[0].board
+    assert board is not None
+    first = ACCASTA.new().legal_moves()[0]
+    holder = db.engine.connect()
+    holder.exec_driver_sql("SELECT 1")  # opens BEGIN IMMEDIATE: the write lock is the holder's
+    try:
+        result: list[object] = []
+        t = threading.Thread(target=lambda: result.append(svc.plan_move(board, "alice", PW, first)))
+        t.start()
+        t.join(5)
+        assert not t.is_alive(), "planning waited for the write lock"
+        assert result and result[0] is not None
+    finally:
+        holder.rollback()
+        holder.close()
+        db.close()
