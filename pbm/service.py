@@ -36,7 +36,6 @@ from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -71,6 +70,7 @@ from pbm.store import (
     bump_version,
     enqueue_replies,
     hash_password,
+    insert_new,
     lock_game,
     verify_password,
 )
@@ -327,10 +327,9 @@ class Service:
         try:
             with self.db.transaction() as session:
                 if message_id:
-                    if session.get(ProcessedMessage, message_id) is not None:
+                    seen = {"message_id": message_id, "processed_at": now}
+                    if not insert_new(session, ProcessedMessage, seen):
                         raise AlreadyProcessed(f"The mail {message_id} was already acted on.")
-                    session.add(ProcessedMessage(message_id=message_id, processed_at=now))
-                    session.flush()
                 yield session, now
         except StaleGame:
             raise BoardChanged(
@@ -438,28 +437,56 @@ class Service:
         game: Game,
         now: datetime | None = None,
         played: Sequence[Move] = (),
+        subs: Sequence[Subscription] | None = None,
     ) -> BoardView:
-        """What a board mail shows; ``played``: moves not yet in the database (a plan's)."""
+        """What a board mail shows; ``played``: moves not yet in the database (a plan's).
+
+        Few statements, and plain columns rather than ORM objects: a board mail
+        goes out with every move.
+        """
         rules = self._rules(game.game)
         now = now or self.clock()
-        moves = [
-            *session.exec(select(Move).where(Move.board == game.board).order_by(col(Move.ply))),
-            *played,
+        listed = [
+            col(c)
+            for c in (
+                Move.ply,
+                Move.userid,
+                Move.notation,
+                Move.comment,
+                Move.created_at,
+                Move.queued,
+            )
         ]
-        names = self._displays(session, [game.white, game.black, *(m.userid for m in moves)])
-        subs = session.exec(
-            select(Subscription)
-            .where(Subscription.board == game.board)
-            .order_by(col(Subscription.id))
+        stored = session.execute(
+            sa.select(*listed).where(col(Move.board) == game.board).order_by(col(Move.ply))
         ).all()
+        moves = [MoveLine(*row) for row in stored]
+        moves += (
+            MoveLine(m.ply, m.userid, m.notation, m.comment, m.created_at, m.queued) for m in played
+        )
+        names = self._displays(session, [game.white, game.black, *(m.userid for m in moves)])
+        if subs is None:
+            subs = self._subscriptions(session, game)
         next_nag_at = forfeit_at = None
         notes: list[str] = []
         if game.status == "active":
-            st = self._clock_state(session, game, now)
+            # Both players' vacations at once: the clock needs the one to move's,
+            # the notes whoever is away now.
+            since = game.clock_since or game.last_move_at or game.created_at
+            vacations = session.exec(
+                select(Vacation).where(
+                    col(Vacation.userid).in_((game.white, game.black)),
+                    col(Vacation.ends_at) > min(since, now),
+                )
+            ).all()
+            st = self._clock_state(session, game, now, vacations=vacations)
             next_nag_at, forfeit_at = st.next_nag_at, st.forfeit_at
-            for uid, until in self._away(session, (game.white, game.black), now):
+            away = {v.userid: v.ends_at for v in vacations if v.starts_at <= now < v.ends_at}
+            for uid in (game.white, game.black):
+                if uid not in away:
+                    continue
                 notes.append(
-                    f"{names[uid]} is on vacation until {fmt_time(until)}: "
+                    f"{names[uid]} is on vacation until {fmt_time(away[uid])}: "
                     f"{names[uid]}'s clock stands still until then."
                 )
             if st.paused_since is not None:
@@ -488,10 +515,7 @@ class Service:
             result=game.result,
             termination=game.termination,
             state=rules.load(game.position),
-            moves=[
-                MoveLine(m.ply, names[m.userid], m.notation, m.comment, m.created_at, m.queued)
-                for m in moves
-            ],
+            moves=[replace(m, userid=names[m.userid]) for m in moves],
             created_at=game.created_at,
             last_move_at=game.last_move_at,
             nag_days=game.nag_days,
@@ -506,21 +530,6 @@ class Service:
         )
 
     # -- clocks
-
-    @staticmethod
-    def _away(
-        session: Session, userids: Sequence[str], now: datetime
-    ) -> list[tuple[str, datetime]]:
-        """(userid, vacation end) of those of ``userids`` on vacation at ``now``."""
-        rows = session.exec(
-            select(Vacation).where(
-                col(Vacation.userid).in_(set(userids)),
-                col(Vacation.starts_at) <= now,
-                col(Vacation.ends_at) > now,
-            )
-        ).all()
-        ends = {v.userid: v.ends_at for v in rows}
-        return [(u, ends[u]) for u in userids if u in ends]
 
     @staticmethod
     def _pauses(session: Session, since: datetime) -> list[ClockPause]:
@@ -719,17 +728,7 @@ class Service:
             "rating": float(elo.START),
             "games_played": 0,
         }
-        keys = ["game", "variant", "userid"]
-        if s.get_bind().dialect.name == "postgresql":
-            s.execute(
-                postgresql.insert(Rating)
-                .values(**values)
-                .on_conflict_do_nothing(index_elements=keys)
-            )
-        else:
-            s.execute(
-                sqlite.insert(Rating).values(**values).on_conflict_do_nothing(index_elements=keys)
-            )
+        insert_new(s, Rating, values)
         return s.exec(
             select(Rating)
             .where(Rating.game == game, Rating.variant == variant, Rating.userid == userid)
@@ -740,20 +739,29 @@ class Service:
     @staticmethod
     def _displays(session: Session, userids: Sequence[str]) -> dict[str, str]:
         wanted = set(userids)
-        rows = session.exec(select(Player).where(col(Player.userid).in_(wanted))).all()
-        found = {p.userid: p.display for p in rows}
+        rows = session.execute(
+            sa.select(col(Player.userid), col(Player.display)).where(col(Player.userid).in_(wanted))
+        ).all()
+        found = {userid: display for userid, display in rows}
         return {u: found.get(u, u) for u in wanted}
 
-    def _audience(self, session: Session, game: Game) -> list[tuple[str | None, str]]:
-        """(userid or None, address) of both players, then the subscribers."""
-        out: list[tuple[str | None, str]] = []
-        for uid in (game.white, game.black):
-            out.append((uid, self._player(session, uid).email))
-        subs = session.exec(
+    @staticmethod
+    def _subscriptions(session: Session, game: Game) -> Sequence[Subscription]:
+        return session.exec(
             select(Subscription)
             .where(Subscription.board == game.board)
             .order_by(col(Subscription.id))
         ).all()
+
+    def _audience(
+        self, session: Session, game: Game, subs: Sequence[Subscription] | None = None
+    ) -> list[tuple[str | None, str]]:
+        """(userid or None, address) of both players, then the subscribers."""
+        out: list[tuple[str | None, str]] = []
+        for uid in (game.white, game.black):
+            out.append((uid, self._player(session, uid).email))
+        if subs is None:
+            subs = self._subscriptions(session, game)
         for s in subs:
             if s.userid:
                 p = session.get(Player, s.userid)
@@ -778,9 +786,10 @@ class Service:
         so the player to move can answer with just the move and the other
         can answer with chat, undo, resign and the like.
         """
-        view = self._view(session, game, now, played)
+        subs = self._subscriptions(session, game)
+        view = self._view(session, game, now, played, subs)
         replies: list[Reply] = []
-        for uid, address in self._audience(session, game):
+        for uid, address in self._audience(session, game, subs):
             seat = game.seat_of(uid) if uid is not None else None
             name = view.players[seat] if seat is not None else None
             subject, body = render_board_mail(view, name, headline)
@@ -1147,17 +1156,23 @@ class Service:
     def _apply_plan(
         self, plan: MovePlan, sender: str | None, message_id: str | None
     ) -> list[Reply] | None:
-        """Write a planned move if its board is still as planned; None if it is not."""
+        """Write a planned move if its board is still as planned; None if it is not.
+
+        Plain SQL statements rather than ORM objects: this is the part of a
+        move done while the write lock is held.
+        """
+        games, moves = Game.__table__, Move.__table__  # type: ignore[attr-defined]
         try:
             with self._unit(message_id) as (s, now):
                 if self._queued_on(s, plan.board):
                     raise _PlanOutdated
-                changed = s.execute(
-                    sa.update(Game)
+                db = s.connection()
+                changed = db.execute(
+                    sa.update(games)
                     .where(
-                        col(Game.board) == plan.board,
-                        col(Game.version) == plan.version,
-                        col(Game.status) == "active",
+                        games.c.board == plan.board,
+                        games.c.version == plan.version,
+                        games.c.status == "active",
                     )
                     .values(
                         position=plan.position,
@@ -1170,10 +1185,13 @@ class Service:
                         version=plan.version + 1,
                     )
                 )
-                if getattr(changed, "rowcount", 0) != 1:
+                if changed.rowcount != 1:
                     raise _PlanOutdated
-                s.add(
-                    Move(
+                loaded = s.identity_map.get(s.identity_key(Game, plan.board))
+                if loaded is not None:
+                    s.expire(loaded)  # read again when next used in this session
+                db.execute(
+                    sa.insert(moves).values(
                         board=plan.board,
                         ply=plan.ply,
                         userid=plan.userid,
@@ -1182,6 +1200,7 @@ class Service:
                         comment=plan.comment,
                         created_at=plan.planned_at,
                         message_id=message_id,
+                        queued=False,
                         position_before=plan.position_before,
                     )
                 )

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 import sqlalchemy as sa
 from sqlalchemy import event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Connection, Dialect, Engine, make_url
 from sqlalchemy.orm import sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
@@ -517,6 +518,24 @@ class StaleGame(Exception):
     """The game row changed under us (lost-update guard)."""
 
 
+def insert_new(session: Session, model: type[SQLModel], values: dict[str, Any]) -> bool:
+    """INSERT a row unless one with the same unique key exists; whether it was new.
+
+    ``ON CONFLICT DO NOTHING`` (SQLite and PostgreSQL): no error to recover
+    from, so the caller's transaction goes on either way.
+    """
+    table = model.__table__  # type: ignore[attr-defined]
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    # RETURNING, not rowcount: an INSERT's rowcount is not reliable across drivers.
+    stmt = (
+        dialect.insert(table)
+        .values(**values)
+        .on_conflict_do_nothing()
+        .returning(*table.primary_key.columns)
+    )
+    return session.connection().execute(stmt).first() is not None
+
+
 def message_id_domain(config: Config) -> str:
     return config.mail.address.rpartition("@")[2] or "localhost"
 
@@ -657,13 +676,17 @@ def finish_inbox(
     """Mark an inbox row ``done``, ``ignored`` or ``failed``."""
     if status not in ("done", "ignored", "failed"):
         raise ValueError(f"bad inbox status {status!r}")
-    row = session.get(InboxMessage, inbox_id)
-    if row is None:
+    table = InboxMessage.__table__  # type: ignore[attr-defined]
+    done = session.connection().execute(
+        sa.update(table)
+        .where(table.c.id == inbox_id)
+        .values(status=status, note=note, processed_at=now)
+    )
+    if not done.rowcount:
         raise KeyError(inbox_id)
-    row.status = status
-    row.note = note
-    row.processed_at = now
-    session.flush()
+    row = session.identity_map.get(session.identity_key(InboxMessage, inbox_id))
+    if row is not None:
+        session.expire(row)  # the row object, if loaded, must not show the old status
 
 
 def claim_outbox(

@@ -391,3 +391,15 @@ def test_postgres_claims_skip_rows_another_worker_holds(postgres_db: Database) -
 
 def test_head_revision_is_what_init_db_reaches(db: Database) -> None:
     assert store.head_revision() == store.current_revision(db) == "0003"
+
+
+def test_insert_new_tells_a_new_row_from_an_existing_one(db: Database) -> None:
+    row = {"message_id": "<once@x>", "processed_at": T0}
+    with db.transaction() as s:
+        assert store.insert_new(s, store.ProcessedMessage, row) is True
+        assert store.insert_new(s, store.ProcessedMessage, row) is False
+    with db.transaction() as s:  # and after the commit, from another transaction
+        assert store.insert_new(s, store.ProcessedMessage, row) is False
+        assert store.insert_new(s, store.ProcessedMessage, {**row, "message_id": "<two@x>"})
+    with db.read() as s:
+        assert len(s.exec(select(store.ProcessedMessage)).all()) == 2

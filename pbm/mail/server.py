@@ -31,6 +31,7 @@ from sqlmodel import col, select
 from pbm import store
 from pbm.config import Config
 from pbm.mail import status
+from pbm.mail.worker import InboxWorker, WorkerProcesses
 from pbm.replies import parse_token_address
 
 log = logging.getLogger("pbm.server")
@@ -254,6 +255,7 @@ class Server:
         self.outbox_wake = asyncio.Event()
         self.worker_id = f"{socket.gethostname()}:{os.getpid()}"
         self._smtp: asyncio.Server | None = None
+        self._worker: InboxWorker | WorkerProcesses | None = None  # None: process_inbox off
 
     @property
     def address(self) -> tuple[str, int]:
@@ -270,15 +272,31 @@ class Server:
         loop.set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="pbm"))
         # Before the first mail is taken: what a killed predecessor left claimed.
         await asyncio.to_thread(release_dead_claims, self.db)
+        if self.config.server.process_inbox:
+            self._worker = self._inbox_worker()
+            if isinstance(self._worker, WorkerProcesses):
+                # Its processes start (an interpreter each) before the first mail comes.
+                await self._worker.ready()
         handler = InboxHandler(self.db, self.config, self.inbox_wake)
         host, port = self.config.listen_host_port
-        self._smtp = await loop.create_server(smtp_factory(handler, self.config), host, port)
+        try:
+            self._smtp = await loop.create_server(smtp_factory(handler, self.config), host, port)
+        except OSError:
+            if isinstance(self._worker, WorkerProcesses):
+                await asyncio.to_thread(self._worker.close)
+            raise
         log.info("listening for SMTP on %s:%d", *self.address)
+
+    def _inbox_worker(self) -> InboxWorker | WorkerProcesses:
+        """``server.inbox_workers`` processes of their own, or (0) this process itself."""
+        processes = self.config.server.inbox_workers
+        if processes:
+            return WorkerProcesses(self.config, processes, self.worker_id, self.outbox_wake)
+        return InboxWorker(self.db, self.config, self.worker_id, self.outbox_wake)
 
     async def run(self) -> None:
         """Serve until ``stop()`` (or SIGTERM/SIGINT when installed)."""
         from pbm.mail.outbound import SEND_CONCURRENCY, OutboxSender, transport_from_config
-        from pbm.mail.worker import InboxWorker, WorkerProcesses
 
         if self._smtp is None:
             await self.start()
@@ -293,16 +311,10 @@ class Server:
             asyncio.create_task(sender.run_forever(self.stopping, self.outbox_wake), name="outbox"),
         ]
         tasks.append(asyncio.create_task(self._run_timers(), name="timers"))
-        if self.config.server.process_inbox:
-            processes = self.config.server.inbox_workers
-            worker: InboxWorker | WorkerProcesses
-            if processes:
-                worker = WorkerProcesses(self.config, processes, self.worker_id, self.outbox_wake)
-            else:
-                worker = InboxWorker(self.db, self.config, self.worker_id, self.outbox_wake)
+        if self._worker is not None:
             tasks.append(
                 asyncio.create_task(
-                    worker.run_forever(self.stopping, self.inbox_wake), name="inbox"
+                    self._worker.run_forever(self.stopping, self.inbox_wake), name="inbox"
                 )
             )
         else:

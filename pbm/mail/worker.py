@@ -459,6 +459,10 @@ def _start_process(config: Config, worker_id: str, server_pid: int) -> None:
     _PROCESS_WORKER = InboxWorker(store.Database.open(config), config, worker_id)
 
 
+def _ping() -> bool:
+    return _PROCESS_WORKER is not None
+
+
 def _run_in_process() -> int:
     assert _PROCESS_WORKER is not None
     return _PROCESS_WORKER.run_once()
@@ -495,6 +499,17 @@ class WorkerProcesses:
             initargs=(self.config, self.worker_id, os.getpid()),
         )
 
+    async def ready(self) -> None:
+        """Start the processes and wait until each has connected to the database."""
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(
+            *(loop.run_in_executor(self._pool, _ping) for _ in range(self.processes))
+        )
+
+    def close(self) -> None:
+        """Stop the processes (each finishes its batch first); blocking."""
+        self._pool.shutdown(wait=True)
+
     async def run_forever(self, stop: asyncio.Event, wake: asyncio.Event) -> None:
         """Drain the inbox whenever woken (and every ``POLL_SECONDS``) until ``stop``."""
         loop = asyncio.get_running_loop()
@@ -514,4 +529,4 @@ class WorkerProcesses:
             )
         finally:
             # The batch under way is finished and committed; then the processes exit.
-            await asyncio.to_thread(self._pool.shutdown, wait=True)
+            await asyncio.to_thread(self.close)
