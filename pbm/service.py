@@ -757,16 +757,24 @@ class Service:
         self, session: Session, game: Game, subs: Sequence[Subscription] | None = None
     ) -> list[tuple[str | None, str]]:
         """(userid or None, address) of both players, then the subscribers."""
-        out: list[tuple[str | None, str]] = []
-        for uid in (game.white, game.black):
-            out.append((uid, self._player(session, uid).email))
         if subs is None:
             subs = self._subscriptions(session, game)
+        uids = {game.white, game.black, *(s.userid for s in subs if s.userid)}
+        emails: dict[str, str] = {
+            userid: email
+            for userid, email in session.execute(
+                sa.select(col(Player.userid), col(Player.email)).where(col(Player.userid).in_(uids))
+            )
+        }
+        out: list[tuple[str | None, str]] = []
+        for uid in (game.white, game.black):
+            if uid not in emails:
+                raise UnknownPlayer(f"There is no player {uid!r}; sign up with: signup UID PW")
+            out.append((uid, emails[uid]))
         for s in subs:
             if s.userid:
-                p = session.get(Player, s.userid)
-                if p is not None:
-                    out.append((s.userid, p.email))
+                if s.userid in emails:
+                    out.append((s.userid, emails[s.userid]))
             elif s.email:
                 out.append((None, s.email))
         return out
