@@ -66,6 +66,7 @@ from pbm.store import (
     StaleGame,
     Subscription,
     Transactions,
+    UTCDateTime,
     Vacation,
     bump_version,
     enqueue_replies,
@@ -295,6 +296,50 @@ The easiest way to move: reply to the board mail with just your move.
 """
 
 
+# ---------------------------------------------------------------- statements
+#
+# The reads behind every board mail, built once: SQLAlchemy then skips building
+# and keying the statement on each call (values are bound parameters).
+
+_GAME = select(Game).where(col(Game.board) == sa.bindparam("board"))
+_MOVE_LINES = (  # the fields of a MoveLine, in its order
+    sa.select(
+        col(Move.ply),
+        col(Move.userid),
+        col(Move.notation),
+        col(Move.comment),
+        col(Move.created_at),
+        col(Move.queued),
+    )
+    .where(col(Move.board) == sa.bindparam("board"))
+    .order_by(col(Move.ply))
+)
+_DISPLAYS = sa.select(col(Player.userid), col(Player.display)).where(
+    col(Player.userid).in_(sa.bindparam("userids", expanding=True))
+)
+_EMAILS = sa.select(col(Player.userid), col(Player.email)).where(
+    col(Player.userid).in_(sa.bindparam("userids", expanding=True))
+)
+_SUBSCRIPTIONS = (
+    select(Subscription)
+    .where(col(Subscription.board) == sa.bindparam("board"))
+    .order_by(col(Subscription.id))
+)
+_VACATIONS = select(Vacation).where(
+    col(Vacation.userid).in_(sa.bindparam("userids", expanding=True)),
+    col(Vacation.ends_at) > sa.bindparam("after", type_=UTCDateTime),
+)
+_PAUSES = select(ClockPause).where(
+    sa.or_(
+        col(ClockPause.ended_at).is_(None),
+        col(ClockPause.ended_at) > sa.bindparam("after", type_=UTCDateTime),
+    )
+)
+_QUEUED = (
+    sa.select(col(QueuedMove.id)).where(col(QueuedMove.board) == sa.bindparam("board")).limit(1)
+)
+
+
 # ---------------------------------------------------------------- the service
 
 
@@ -446,20 +491,7 @@ class Service:
         """
         rules = self._rules(game.game)
         now = now or self.clock()
-        listed = [
-            col(c)
-            for c in (
-                Move.ply,
-                Move.userid,
-                Move.notation,
-                Move.comment,
-                Move.created_at,
-                Move.queued,
-            )
-        ]
-        stored = session.execute(
-            sa.select(*listed).where(col(Move.board) == game.board).order_by(col(Move.ply))
-        ).all()
+        stored = session.execute(_MOVE_LINES, {"board": game.board}).all()
         moves = [MoveLine(*row) for row in stored]
         moves += (
             MoveLine(m.ply, m.userid, m.notation, m.comment, m.created_at, m.queued) for m in played
@@ -473,11 +505,8 @@ class Service:
             # Both players' vacations at once: the clock needs the one to move's,
             # the notes whoever is away now.
             since = game.clock_since or game.last_move_at or game.created_at
-            vacations = session.exec(
-                select(Vacation).where(
-                    col(Vacation.userid).in_((game.white, game.black)),
-                    col(Vacation.ends_at) > min(since, now),
-                )
+            vacations = session.scalars(
+                _VACATIONS, {"userids": [game.white, game.black], "after": min(since, now)}
             ).all()
             st = self._clock_state(session, game, now, vacations=vacations)
             next_nag_at, forfeit_at = st.next_nag_at, st.forfeit_at
@@ -533,13 +562,7 @@ class Service:
 
     @staticmethod
     def _pauses(session: Session, since: datetime) -> list[ClockPause]:
-        return list(
-            session.exec(
-                select(ClockPause).where(
-                    sa.or_(col(ClockPause.ended_at).is_(None), col(ClockPause.ended_at) > since)
-                )
-            ).all()
-        )
+        return list(session.scalars(_PAUSES, {"after": since}).all())
 
     def _clock_state(
         self,
@@ -739,19 +762,13 @@ class Service:
     @staticmethod
     def _displays(session: Session, userids: Sequence[str]) -> dict[str, str]:
         wanted = set(userids)
-        rows = session.execute(
-            sa.select(col(Player.userid), col(Player.display)).where(col(Player.userid).in_(wanted))
-        ).all()
+        rows = session.execute(_DISPLAYS, {"userids": list(wanted)}).all()
         found = {userid: display for userid, display in rows}
         return {u: found.get(u, u) for u in wanted}
 
     @staticmethod
     def _subscriptions(session: Session, game: Game) -> Sequence[Subscription]:
-        return session.exec(
-            select(Subscription)
-            .where(Subscription.board == game.board)
-            .order_by(col(Subscription.id))
-        ).all()
+        return session.scalars(_SUBSCRIPTIONS, {"board": game.board}).all()
 
     def _audience(
         self, session: Session, game: Game, subs: Sequence[Subscription] | None = None
@@ -761,10 +778,7 @@ class Service:
             subs = self._subscriptions(session, game)
         uids = {game.white, game.black, *(s.userid for s in subs if s.userid)}
         emails: dict[str, str] = {
-            userid: email
-            for userid, email in session.execute(
-                sa.select(col(Player.userid), col(Player.email)).where(col(Player.userid).in_(uids))
-            )
+            userid: email for userid, email in session.execute(_EMAILS, {"userids": list(uids)})
         }
         out: list[tuple[str | None, str]] = []
         for uid in (game.white, game.black):
@@ -1118,7 +1132,7 @@ class Service:
         now = self.clock()
         try:
             with self.db.read() as s:
-                game = s.get(Game, board)
+                game = s.scalars(_GAME, {"board": board}).first()
                 if game is None or game.status != "active" or game.board is None:
                     return None
                 player = self._authenticate(s, userid, auth, board)
@@ -1219,8 +1233,7 @@ class Service:
     @staticmethod
     def _queued_on(s: Session, board: int) -> bool:
         """Whether anyone has a move queued on ``board``."""
-        found = s.exec(select(QueuedMove.id).where(QueuedMove.board == board).limit(1))
-        return found.first() is not None
+        return s.execute(_QUEUED, {"board": board}).first() is not None
 
     def _apply_move(
         self,
