@@ -602,19 +602,36 @@ def add_inbox(
     rcpt_to: Sequence[str],
     message_id: str | None,
     now: datetime,
-) -> InboxMessage:
-    """Store a received mail as a ``new`` inbox row (``rcpt_to`` joined by newlines)."""
-    row = InboxMessage(
-        received_at=now,
-        mail_from=mail_from,
-        rcpt_to="\n".join(rcpt_to),
-        message_id=message_id,
-        raw=raw,
-        status="new",
-    )
-    session.add(row)
-    session.flush()
-    return row
+) -> int:
+    """Store a received mail as a ``new`` inbox row (``rcpt_to`` joined by newlines); its id."""
+    return add_inbox_many(session, [(raw, mail_from, rcpt_to, message_id)], now)[0]
+
+
+def add_inbox_many(
+    session: Session,
+    mails: Sequence[tuple[bytes, str, Sequence[str], str | None]],
+    now: datetime,
+) -> list[int]:
+    """Store received mails (raw, envelope sender, recipients, Message-ID) in one INSERT.
+
+    Returns the new rows' ids in the order given.
+    """
+    if not mails:
+        return []
+    table = InboxMessage.__table__  # type: ignore[attr-defined]
+    rows = [
+        {
+            "received_at": now,
+            "mail_from": mail_from,
+            "rcpt_to": "\n".join(rcpt_to),
+            "message_id": message_id,
+            "raw": raw,
+            "status": "new",
+        }
+        for raw, mail_from, rcpt_to, message_id in mails
+    ]
+    stmt = sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
+    return [int(i) for i in session.connection().execute(stmt, rows).scalars()]
 
 
 def _waiting(now: datetime, stale_after: timedelta) -> tuple[Any, ...]:

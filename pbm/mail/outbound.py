@@ -15,6 +15,7 @@ import itertools
 import logging
 import os
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -207,6 +208,11 @@ class MaildirTransport:
         self.path = Path(path)
         self._ready = False  # tmp/, new/ and cur/ exist (made on first use)
         self._serial = itertools.count(1)
+        # Group fsync of new/: one fsync covers every rename made before it started.
+        self._renames = 0  # renames into new/ so far
+        self._synced = 0  # renames that an fsync of new/ has covered
+        self._count_lock = threading.Lock()
+        self._sync_lock = threading.Lock()
         # The host part of a Maildir name may not hold "/" or ":" (the spec's escapes).
         self._host = socket.gethostname().replace("/", "\\057").replace(":", "\\072")
 
@@ -247,8 +253,18 @@ class MaildirTransport:
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
+        with self._count_lock:
+            self._renames += 1
+            mine = self._renames
         # The row is marked sent next: the new directory entry must be on disk first.
-        _fsync(self.path / "new")
+        # Mails delivered side by side share the fsync of new/ (group commit).
+        with self._sync_lock:
+            if self._synced >= mine:
+                return  # an fsync that started after our rename has covered it
+            with self._count_lock:
+                covered = self._renames
+            _fsync(self.path / "new")
+            self._synced = covered
 
     async def send(self, msg: EmailMessage, recipients: Sequence[str]) -> None:
         # Files on disk use the local line end, not SMTP's CRLF.
