@@ -481,7 +481,7 @@ class Service:
         session: Session,
         game: Game,
         now: datetime | None = None,
-        played: Sequence[Move] = (),
+        played: Sequence[MoveLine] = (),
         subs: Sequence[Subscription] | None = None,
     ) -> BoardView:
         """What a board mail shows; ``played``: moves not yet in the database (a plan's).
@@ -492,10 +492,7 @@ class Service:
         rules = self._rules(game.game)
         now = now or self.clock()
         stored = session.execute(_MOVE_LINES, {"board": game.board}).all()
-        moves = [MoveLine(*row) for row in stored]
-        moves += (
-            MoveLine(m.ply, m.userid, m.notation, m.comment, m.created_at, m.queued) for m in played
-        )
+        moves = [*(MoveLine(*row) for row in stored), *played]
         names = self._displays(session, [game.white, game.black, *(m.userid for m in moves)])
         if subs is None:
             subs = self._subscriptions(session, game)
@@ -799,7 +796,7 @@ class Service:
         game: Game,
         headline: str = "",
         *,
-        played: Sequence[Move] = (),
+        played: Sequence[MoveLine] = (),
         now: datetime | None = None,
     ) -> list[Reply]:
         """The board mail for every player and subscriber.
@@ -1145,20 +1142,13 @@ class Service:
                 new_state, canonical = state.play(text)
                 if new_state.outcome is not None:
                     return None
-                # The board as the move leaves it: a copy, never added to any session.
-                after = Game(**game.model_dump())
-                played = Move(
-                    board=board,
-                    ply=new_state.ply,
-                    userid=player.userid,
-                    notation=canonical,
-                    text=text,
-                    comment=comment,
-                    created_at=now,
-                    position_before=game.position,
-                )
-                _moved(after, new_state, now)
-                replies = self._board_mails(s, after, played=(played,), now=now)
+                # The board as the move leaves it: taken out of the session, so the
+                # change is seen here only and can never be written.
+                s.expunge(game)
+                position_before = game.position
+                _moved(game, new_state, now)
+                played = MoveLine(new_state.ply, player.userid, canonical, comment, now)
+                replies = self._board_mails(s, game, played=(played,), now=now)
                 return MovePlan(
                     board=board,
                     userid=player.userid,
@@ -1167,8 +1157,8 @@ class Service:
                     ply=new_state.ply,
                     canonical=canonical,
                     comment=comment,
-                    position_before=game.position,
-                    position=after.position,
+                    position_before=position_before,
+                    position=game.position,
                     planned_at=now,
                     replies=tuple(replies),
                 )

@@ -250,6 +250,15 @@ class BatchDatabase:
             with self._session.begin_nested():
                 yield self._session
 
+    @contextlib.contextmanager
+    def statement(self) -> Iterator[Session]:
+        """For one statement: the batch's session (a statement is atomic: no savepoint)."""
+        if self._session is None:
+            with self.db.transaction() as s:
+                yield s
+        else:
+            yield self._session
+
     def read(self) -> contextlib.AbstractContextManager[Session]:
         """A snapshot of what is committed (not of the batch under way)."""
         return self.db.read()
@@ -333,7 +342,7 @@ class InboxWorker:
         except Exception as exc:  # a broken mail must never stop the worker
             log.exception("inbox %d failed", mail.row_id)
             mail.settle("failed", f"{type(exc).__name__}: {exc}")
-        with self.db.transaction() as s:
+        with self.db.statement() as s:
             store.finish_inbox(
                 s, mail.row_id, mail.outcome or "done", self.clock(), mail.note[:500]
             )
