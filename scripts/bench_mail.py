@@ -21,12 +21,15 @@ Usage: .venv/bin/python scripts/bench_mail.py [--clients 20] [--moves 25]
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import random
 import re
+import select
 import smtplib
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -91,32 +94,73 @@ class Watcher:
 
     def run(self) -> None:
         # As a mail reader does, each reply is moved from new/ to cur/ once read,
-        # so new/ holds only what has not been looked at yet.
+        # so new/ holds only what has not been looked at yet. Arrivals are
+        # announced by inotify (Linux), so the watcher takes no CPU from the
+        # server while it waits; elsewhere it looks every 2 ms.
+        for sub in ("new", "cur", "tmp"):
+            (self.new_dir.parent / sub).mkdir(parents=True, exist_ok=True)
+        notify = _inotify(self.new_dir)
+        try:
+            self._read(os.listdir(self.new_dir))
+            while not self.stop.is_set():
+                if notify is None:
+                    time.sleep(0.002)
+                    self._read(os.listdir(self.new_dir))
+                elif select.select([notify], [], [], 0.2)[0]:
+                    self._read(_names(os.read(notify, 65536)))
+        finally:
+            if notify is not None:
+                os.close(notify)
+
+    def _read(self, names: list[str]) -> None:
         pattern = re.compile(rb"^In-Reply-To:\s*(<[^>]+>)", re.M | re.I)
         cur_dir = self.new_dir.parent / "cur"
-        while not self.stop.is_set():
+        for name in names:
+            path = self.new_dir / name
             try:
-                names = os.listdir(self.new_dir)
+                with open(path, "rb") as f:
+                    head = f.read(4096)
+                os.rename(path, cur_dir / f"{name}:2,S")
             except FileNotFoundError:
-                names = []
-            for name in names:
-                path = self.new_dir / name
-                try:
-                    with open(path, "rb") as f:
-                        head = f.read(4096)
-                    os.rename(path, cur_dir / f"{name}:2,S")
-                except FileNotFoundError:
-                    continue
-                m = pattern.search(head)
-                if m is None:
-                    continue
-                mid = m.group(1).decode()
-                with self.lock:
-                    ev = self.waiting.pop(mid, None)
-                    self.arrived[mid] = time.perf_counter()
-                if ev is not None:
-                    ev.set()
-            time.sleep(0.002)
+                continue
+            m = pattern.search(head)
+            if m is None:
+                continue
+            mid = m.group(1).decode()
+            with self.lock:
+                ev = self.waiting.pop(mid, None)
+                self.arrived[mid] = time.perf_counter()
+            if ev is not None:
+                ev.set()
+
+
+IN_MOVED_TO = 0x80  # inotify(7): a file was renamed into the watched directory
+
+
+def _inotify(directory: Path) -> int | None:
+    """An inotify descriptor watching files moved into ``directory``; None if unavailable."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fd = libc.inotify_init1(os.O_CLOEXEC)
+        if fd < 0:
+            return None
+        if libc.inotify_add_watch(fd, bytes(directory), IN_MOVED_TO) < 0:
+            os.close(fd)
+            return None
+        return int(fd)
+    except (AttributeError, OSError):
+        return None
+
+
+def _names(events: bytes) -> list[str]:
+    """The file names in a buffer of ``struct inotify_event``s."""
+    names, offset = [], 0
+    while offset + 16 <= len(events):
+        _wd, _mask, _cookie, size = struct.unpack_from("iIII", events, offset)
+        raw = events[offset + 16 : offset + 16 + size]
+        names.append(raw.rstrip(b"\0").decode(errors="surrogateescape"))
+        offset += 16 + size
+    return names
 
 
 def cpu_seconds(pid: int) -> float:

@@ -18,6 +18,7 @@ from conftest import _truncate
 from mailserver import SERVER_ADDRESS, PbmServer, Sink, alive, board_number, until
 
 from pbm.games import get as get_game
+from pbm.mail.worker import sender_share
 
 pytestmark = pytest.mark.e2e
 
@@ -188,6 +189,30 @@ def test_inbox_worked_in_the_server_process(tmp_path: Path, sink: Sink) -> None:
     finally:
         if srv.proc is not None:
             srv.stop()
+
+
+def test_two_worker_processes_share_the_senders(tmp_path: Path, sink: Sink) -> None:
+    """server.inbox_workers = 2: alice's and bob's mail go to different processes."""
+    assert sender_share("alice@example.org", 2) != sender_share("bob@example.org", 2)
+    srv = PbmServer(tmp_path, sink_port=sink.port, extra_env={"PBM_SERVER_INBOX_WORKERS": "2"})
+    srv.start()
+    try:
+        assert len(srv.worker_pids()) >= 2
+        board = new_board(srv, sink)
+        state = get_game("accasta").new()
+        for n in range(1, 7):
+            player = ("alice", "bob")[(n - 1) % 2]
+            move = state.legal_moves()[n]
+            state, _ = state.play(move)
+            srv.send(f"{player}@example.org", f"accasta move {board} {player} pw-{player} {move}")
+            other = ("bob", "alice")[(n - 1) % 2]
+            sink.wait_for(f"{other}@example.org", f"{other} to move")
+        url = sqlite_url(srv)
+        assert query(url, f"select count(*) from moves where board={board}") == [(6,)]
+        (position,) = query(url, f"select position from games where board={board}")
+        assert position == (state.dump(),)
+    finally:
+        srv.stop()
 
 
 @pytest.mark.postgres

@@ -26,6 +26,7 @@ import signal
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -168,6 +169,11 @@ def run_commands(worker: InboxWorker, mail: Mail) -> None:
 STEPS: tuple[Step, ...] = (parse, screen, dedupe, run_commands)
 
 
+def sender_share(mail_from: str, shares: int) -> int:
+    """Which of ``shares`` workers takes mail from this envelope sender (stable everywhere)."""
+    return zlib.crc32(mail_from.strip().strip("<>").lower().encode("utf-8", "replace")) % shares
+
+
 def _candidates(inbound: Inbound) -> tuple[list[str], str]:
     """The lines to read as commands, and the comment (COMMANDS.md's modes)."""
     names = games.names()
@@ -291,7 +297,10 @@ class InboxWorker:
         worker_id: str,
         outbox_wake: asyncio.Event | None = None,
         clock: Callable[[], datetime] = store.utc_now,
+        shard: tuple[int, int] = (0, 1),
     ) -> None:
+        """``shard`` (k, n): take only the mail of senders whose share is k of n."""
+        self.shard = shard
         self.db = BatchDatabase(db)
         self.config = config
         self.worker_id = worker_id
@@ -359,12 +368,13 @@ class InboxWorker:
         everybody) is never held long: the listener must be able to commit
         new mail while we work.
         """
+        k, n = self.shard
         with self.db.read() as s:
             waiting = [
                 (row.id, row.raw, row.mail_from, row.rcpt_to)
-                for row in store.waiting_inbox(s, self.clock(), limit=limit)
-                if row.id is not None
-            ]
+                for row in store.waiting_inbox(s, self.clock(), limit=limit * n)
+                if row.id is not None and (n == 1 or sender_share(row.mail_from, n) == k)
+            ][:limit]
         # Mails prepared last time but left for lack of time keep their work
         # (a plan that has gone stale meanwhile is noticed when it is applied).
         prepared, self._prepared = self._prepared, {}
@@ -455,7 +465,7 @@ def _die_with(server_pid: int) -> None:
         os._exit(1)
 
 
-def _start_process(config: Config, worker_id: str, server_pid: int) -> None:
+def _start_process(config: Config, worker_id: str, server_pid: int, shard: tuple[int, int]) -> None:
     """A worker process's start: bound to the server's life, its own log and connection."""
     from pbm.mail.server import configure_logging
 
@@ -465,7 +475,8 @@ def _start_process(config: Config, worker_id: str, server_pid: int) -> None:
     # worker, decides when to stop (it lets the batch under way finish first).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     configure_logging(config.server.log_level)
-    _PROCESS_WORKER = InboxWorker(store.Database.open(config), config, worker_id)
+    db = store.Database.open(config)
+    _PROCESS_WORKER = InboxWorker(db, config, worker_id, shard=shard)
 
 
 def _ping() -> bool:
@@ -482,8 +493,10 @@ class WorkerProcesses:
 
     Deciding moves and writing board mails is CPU work; in processes of
     their own it runs beside the listener and the outbox sender instead of
-    taking turns with them for one interpreter. They claim mail under the
-    server's name (``worker_id``) and die with the server.
+    taking turns with them for one interpreter. With several processes each
+    takes the mail of its share of senders (``InboxWorker.shard``), so one
+    sender's mails are still carried out one after the other, in order. They
+    claim mail under the server's name (``worker_id``) and die with the server.
     """
 
     def __init__(
@@ -497,45 +510,67 @@ class WorkerProcesses:
         self.processes = processes
         self.worker_id = worker_id
         self.outbox_wake = outbox_wake
-        self._pool = self._new_pool()
+        self._pools = [self._new_pool(k) for k in range(processes)]
 
-    def _new_pool(self) -> ProcessPoolExecutor:
+    def _new_pool(self, k: int) -> ProcessPoolExecutor:
         # "spawn": a fresh interpreter; forking a process that runs threads is unsafe.
         return ProcessPoolExecutor(
-            self.processes,
+            1,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_process,
-            initargs=(self.config, self.worker_id, os.getpid()),
+            initargs=(self.config, self.worker_id, os.getpid(), (k, self.processes)),
         )
 
     async def ready(self) -> None:
         """Start the processes and wait until each has connected to the database."""
         loop = asyncio.get_running_loop()
-        await asyncio.gather(
-            *(loop.run_in_executor(self._pool, _ping) for _ in range(self.processes))
-        )
+        await asyncio.gather(*(loop.run_in_executor(pool, _ping) for pool in self._pools))
 
     def close(self) -> None:
         """Stop the processes (each finishes its batch first); blocking."""
-        self._pool.shutdown(wait=True)
+        for pool in self._pools:
+            pool.shutdown(wait=True)
 
     async def run_forever(self, stop: asyncio.Event, wake: asyncio.Event) -> None:
         """Drain the inbox whenever woken (and every ``POLL_SECONDS``) until ``stop``."""
         loop = asyncio.get_running_loop()
+        # Every process is woken by new mail, whoever it is for.
+        wakes = [asyncio.Event() for _ in self._pools]
 
-        async def batch() -> int:
-            try:
-                return await loop.run_in_executor(self._pool, _run_in_process)
-            except BrokenProcessPool:
-                log.error("an inbox worker process died; starting new ones")
-                await asyncio.to_thread(self._pool.shutdown, wait=False)
-                self._pool = self._new_pool()
-                return 0
+        async def relay() -> None:
+            while not stop.is_set():
+                await _wait_either(stop, wake)
+                wake.clear()
+                for w in wakes:
+                    w.set()
 
+        def batch(k: int) -> Callable[[], Awaitable[int]]:
+            async def run() -> int:
+                try:
+                    return await loop.run_in_executor(self._pools[k], _run_in_process)
+                except BrokenProcessPool:
+                    log.error("inbox worker process %d died; starting a new one", k + 1)
+                    await asyncio.to_thread(self._pools[k].shutdown, wait=False)
+                    self._pools[k] = self._new_pool(k)
+                    return 0
+
+            return run
+
+        relaying = asyncio.create_task(relay())
         try:
             await asyncio.gather(
-                *(drain(batch, stop, wake, self.outbox_wake) for _ in range(self.processes))
+                *(drain(batch(k), stop, wakes[k], self.outbox_wake) for k in range(self.processes))
             )
         finally:
+            relaying.cancel()
             # The batch under way is finished and committed; then the processes exit.
             await asyncio.to_thread(self.close)
+
+
+async def _wait_either(a: asyncio.Event, b: asyncio.Event) -> None:
+    waiters = [asyncio.ensure_future(a.wait()), asyncio.ensure_future(b.wait())]
+    try:
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
