@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -340,6 +340,16 @@ _QUEUED = (
 )
 
 
+def _rows(session: Session, stmt: sa.Executable, **params: Any) -> Sequence[Any]:
+    """Plain rows of a column query, run on the session's connection.
+
+    Skips the ORM's per-statement work (about half the cost of these small
+    queries); pending ORM changes are flushed first, as a query would.
+    """
+    session.flush()
+    return session.connection().execute(stmt, params).all()
+
+
 # ---------------------------------------------------------------- the service
 
 
@@ -491,7 +501,7 @@ class Service:
         """
         rules = self._rules(game.game)
         now = now or self.clock()
-        stored = session.execute(_MOVE_LINES, {"board": game.board}).all()
+        stored = _rows(session, _MOVE_LINES, board=game.board)
         moves = [*(MoveLine(*row) for row in stored), *played]
         names = self._displays(session, [game.white, game.black, *(m.userid for m in moves)])
         if subs is None:
@@ -759,7 +769,7 @@ class Service:
     @staticmethod
     def _displays(session: Session, userids: Sequence[str]) -> dict[str, str]:
         wanted = set(userids)
-        rows = session.execute(_DISPLAYS, {"userids": list(wanted)}).all()
+        rows = _rows(session, _DISPLAYS, userids=list(wanted))
         found = {userid: display for userid, display in rows}
         return {u: found.get(u, u) for u in wanted}
 
@@ -775,7 +785,7 @@ class Service:
             subs = self._subscriptions(session, game)
         uids = {game.white, game.black, *(s.userid for s in subs if s.userid)}
         emails: dict[str, str] = {
-            userid: email for userid, email in session.execute(_EMAILS, {"userids": list(uids)})
+            userid: email for userid, email in _rows(session, _EMAILS, userids=list(uids))
         }
         out: list[tuple[str | None, str]] = []
         for uid in (game.white, game.black):
@@ -1223,7 +1233,7 @@ class Service:
     @staticmethod
     def _queued_on(s: Session, board: int) -> bool:
         """Whether anyone has a move queued on ``board``."""
-        return s.execute(_QUEUED, {"board": board}).first() is not None
+        return bool(_rows(s, _QUEUED, board=board))
 
     def _apply_move(
         self,
