@@ -75,6 +75,9 @@ from pbm.store import (
     lock_game,
     verify_password,
 )
+from pbm.store import (
+    message_seen as store_message_seen,
+)
 
 # ---------------------------------------------------------------- errors
 
@@ -335,6 +338,28 @@ _PAUSES = select(ClockPause).where(
         col(ClockPause.ended_at) > sa.bindparam("after", type_=UTCDateTime),
     )
 )
+_GAMES: sa.Table = Game.__table__  # type: ignore[attr-defined]
+# A planned move's writes (``Service._apply_plan``): the board, if still at the
+# planned version, and the move.
+_PLAYED = (
+    sa.update(_GAMES)
+    .where(
+        _GAMES.c.board == sa.bindparam("at_board"),
+        _GAMES.c.version == sa.bindparam("at_version"),
+        _GAMES.c.status == "active",
+    )
+    .values(
+        position=sa.bindparam("position"),
+        ply=sa.bindparam("ply"),
+        last_move_at=sa.bindparam("last_move_at"),
+        clock_since=sa.bindparam("clock_since"),
+        last_nag_at=None,
+        undo_request_by=None,
+        cancel_request_by=None,
+        version=sa.bindparam("version"),
+    )
+)
+_MOVE = sa.insert(Move.__table__)  # type: ignore[attr-defined]
 _QUEUED = (
     sa.select(col(QueuedMove.id)).where(col(QueuedMove.board) == sa.bindparam("board")).limit(1)
 )
@@ -403,8 +428,8 @@ class Service:
 
     def message_seen(self, message_id: str) -> bool:
         """Whether a mail with this Message-ID was already acted on."""
-        with self.db.transaction() as s:
-            return s.get(ProcessedMessage, message_id) is not None
+        with self.db.read() as s:
+            return store_message_seen(s, message_id)
 
     def _send(
         self,
@@ -1183,29 +1208,22 @@ class Service:
         Plain SQL statements rather than ORM objects: this is the part of a
         move done while the write lock is held.
         """
-        games, moves = Game.__table__, Move.__table__  # type: ignore[attr-defined]
         try:
             with self._unit(message_id) as (s, now):
                 if self._queued_on(s, plan.board):
                     raise _PlanOutdated
                 db = s.connection()
                 changed = db.execute(
-                    sa.update(games)
-                    .where(
-                        games.c.board == plan.board,
-                        games.c.version == plan.version,
-                        games.c.status == "active",
-                    )
-                    .values(
-                        position=plan.position,
-                        ply=plan.ply,
-                        last_move_at=plan.planned_at,
-                        clock_since=plan.planned_at,
-                        last_nag_at=None,
-                        undo_request_by=None,
-                        cancel_request_by=None,
-                        version=plan.version + 1,
-                    )
+                    _PLAYED,
+                    {
+                        "at_board": plan.board,
+                        "at_version": plan.version,
+                        "position": plan.position,
+                        "ply": plan.ply,
+                        "last_move_at": plan.planned_at,
+                        "clock_since": plan.planned_at,
+                        "version": plan.version + 1,
+                    },
                 )
                 if changed.rowcount != 1:
                     raise _PlanOutdated
@@ -1213,18 +1231,19 @@ class Service:
                 if loaded is not None:
                     s.expire(loaded)  # read again when next used in this session
                 db.execute(
-                    sa.insert(moves).values(
-                        board=plan.board,
-                        ply=plan.ply,
-                        userid=plan.userid,
-                        notation=plan.canonical,
-                        text=plan.text,
-                        comment=plan.comment,
-                        created_at=plan.planned_at,
-                        message_id=message_id,
-                        queued=False,
-                        position_before=plan.position_before,
-                    )
+                    _MOVE,
+                    {
+                        "board": plan.board,
+                        "ply": plan.ply,
+                        "userid": plan.userid,
+                        "notation": plan.canonical,
+                        "text": plan.text,
+                        "comment": plan.comment,
+                        "created_at": plan.planned_at,
+                        "message_id": message_id,
+                        "queued": False,
+                        "position_before": plan.position_before,
+                    },
                 )
                 return self._send(s, now, list(plan.replies), sender, message_id)
         except _PlanOutdated:

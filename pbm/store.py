@@ -14,6 +14,7 @@ The schema is created and upgraded by the alembic migrations shipped in
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import os
@@ -524,16 +525,30 @@ def insert_new(session: Session, model: type[SQLModel], values: dict[str, Any]) 
     ``ON CONFLICT DO NOTHING`` (SQLite and PostgreSQL): no error to recover
     from, so the caller's transaction goes on either way.
     """
+    stmt = _insert_new(model, session.get_bind().dialect.name)
+    return session.connection().execute(stmt, values).first() is not None
+
+
+@functools.cache
+def _insert_new(model: type[SQLModel], dialect_name: str) -> sa.Insert:
+    """The statement of ``insert_new``, built once per table and dialect."""
     table = model.__table__  # type: ignore[attr-defined]
-    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    dialect = postgresql if dialect_name == "postgresql" else sqlite
     # RETURNING, not rowcount: an INSERT's rowcount is not reliable across drivers.
-    stmt = (
-        dialect.insert(table)
-        .values(**values)
-        .on_conflict_do_nothing()
-        .returning(*table.primary_key.columns)
+    stmt: sa.Insert = (
+        dialect.insert(table).on_conflict_do_nothing().returning(*table.primary_key.columns)
     )
-    return session.connection().execute(stmt).first() is not None
+    return stmt
+
+
+_SEEN = sa.select(sa.literal(1)).where(
+    col(ProcessedMessage.message_id) == sa.bindparam("message_id")
+)
+
+
+def message_seen(session: Session, message_id: str) -> bool:
+    """Whether a command mail with this Message-ID was acted on."""
+    return session.connection().execute(_SEEN, {"message_id": message_id}).first() is not None
 
 
 def message_id_domain(config: Config) -> str:
@@ -590,9 +605,16 @@ def enqueue_replies(
         return []
     # One Core INSERT for all rows, not a unit-of-work flush per ORM object: replies
     # are written inside the move's transaction, while the write lock is held.
-    table = OutboxMessage.__table__  # type: ignore[attr-defined]
-    stmt = sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
-    return [int(i) for i in session.connection().execute(stmt, values).scalars()]
+    return [int(i) for i in session.connection().execute(_OUTBOX_ROWS, values).scalars()]
+
+
+def _insert_returning_ids(table: sa.Table) -> sa.Insert:
+    """INSERT of many rows at once, their ids returned in the order given."""
+    return sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
+
+
+_INBOX_ROWS = _insert_returning_ids(InboxMessage.__table__)  # type: ignore[attr-defined]
+_OUTBOX_ROWS = _insert_returning_ids(OutboxMessage.__table__)  # type: ignore[attr-defined]
 
 
 def add_inbox(
@@ -618,7 +640,6 @@ def add_inbox_many(
     """
     if not mails:
         return []
-    table = InboxMessage.__table__  # type: ignore[attr-defined]
     rows = [
         {
             "received_at": now,
@@ -630,8 +651,7 @@ def add_inbox_many(
         }
         for raw, mail_from, rcpt_to, message_id in mails
     ]
-    stmt = sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
-    return [int(i) for i in session.connection().execute(stmt, rows).scalars()]
+    return [int(i) for i in session.connection().execute(_INBOX_ROWS, rows).scalars()]
 
 
 def _waiting(now: datetime, stale_after: timedelta) -> tuple[Any, ...]:

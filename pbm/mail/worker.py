@@ -273,8 +273,8 @@ class BatchDatabase:
         """Whether a mail with this Message-ID was acted on (in the batch, or before)."""
         if self._session is None:
             with self.db.read() as s:
-                return s.get(store.ProcessedMessage, message_id) is not None
-        return self._session.get(store.ProcessedMessage, message_id) is not None
+                return store.message_seen(s, message_id)
+        return store.message_seen(self._session, message_id)
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[Session]:
