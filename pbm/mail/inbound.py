@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from email import policy
 from email.message import EmailMessage, Message
 from html.parser import HTMLParser
-from typing import Any
 
+from pbm.mail.headers import ParsedOnce
 from pbm.replies import TokenAddress, parse_token_address
 
 # --- the message ----------------------------------------------------------------
@@ -58,26 +58,6 @@ class Inbound:
     ignore_reason: str | None
 
 
-_ABSENT = object()
-
-
-class ReceivedMessage(EmailMessage):
-    """A parsed mail that is only ever read: each header is parsed once.
-
-    ``policy.default`` builds a new header object (a full RFC 5322 parse) on
-    every access, and reading one mail asks for Content-Type alone a dozen
-    times; nothing changes a received message, so the first answer stands.
-    """
-
-    def get(self, name: str, failobj: Any = None) -> Any:
-        parsed: dict[str, Any] = self.__dict__.setdefault("_pbm_parsed", {})
-        key = name.lower()
-        value = parsed.get(key, _ABSENT)
-        if value is _ABSENT:
-            value = parsed[key] = super().get(name, _ABSENT)
-        return failobj if value is _ABSENT else value
-
-
 def read_message(
     raw: bytes, *, mail_from: str, rcpt_tos: list[str], server_address: str
 ) -> Inbound:
@@ -85,7 +65,7 @@ def read_message(
     return_path = _clean(mail_from).strip().strip("<>").strip()
     rcpt = tuple(_clean(r).strip().strip("<>") for r in rcpt_tos)
     try:
-        msg = email.message_from_bytes(raw, _class=ReceivedMessage, policy=policy.default)
+        msg = email.message_from_bytes(raw, _class=ParsedOnce, policy=policy.default)
         sender_name, sender = _from_address(msg)
         text = _body_text(msg)
         return Inbound(

@@ -32,6 +32,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from pbm.config import Config, ConfigError
+from pbm.mail.headers import ParsedOnce
 from pbm.store import Database, OutboxMessage, claim_outbox, outbox_failed, outbox_sent
 
 log = logging.getLogger(__name__)
@@ -103,7 +104,7 @@ def build_message(mail: OutgoingMail, config: Config) -> EmailMessage:
     The same row always gives the same message (``Date`` is the row's
     ``created_at``), so a retried mail is byte-for-byte the first attempt.
     """
-    msg = EmailMessage(policy=email.policy.SMTP)
+    msg = ParsedOnce(policy=email.policy.SMTP)
     sender = Address(display_name=config.mail.from_name, addr_spec=config.mail.address)
     headers: list[tuple[str, str | Address]] = [
         ("From", sender),
