@@ -246,6 +246,7 @@ class BatchDatabase:
     def __init__(self, db: store.Database) -> None:
         self.db = db
         self._session: Session | None = None
+        self._snapshot: Session | None = None
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Session]:
@@ -265,9 +266,27 @@ class BatchDatabase:
         else:
             yield self._session
 
-    def read(self) -> contextlib.AbstractContextManager[Session]:
-        """A snapshot of what is committed (not of the batch under way)."""
-        return self.db.read()
+    @contextlib.contextmanager
+    def read(self) -> Iterator[Session]:
+        """A snapshot of what is committed (not of the batch under way).
+
+        Inside ``snapshot()``, that one snapshot, shared by all who read.
+        """
+        if self._snapshot is not None:
+            yield self._snapshot
+        else:
+            with self.db.read() as s:
+                yield s
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[Session]:
+        """One read-only snapshot for everything read inside (a batch's preparing)."""
+        with self.db.read() as s:
+            self._snapshot = s
+            try:
+                yield s
+            finally:
+                self._snapshot = None
 
     def seen(self, message_id: str) -> bool:
         """Whether a mail with this Message-ID was acted on (in the batch, or before)."""
@@ -369,25 +388,26 @@ class InboxWorker:
         new mail while we work.
         """
         k, n = self.shard
-        with self.db.read() as s:
+        # Outside the write lock, on one snapshot: the waiting mails, decoded and planned.
+        with self.db.snapshot() as s:
             waiting = [
                 (row.id, row.raw, row.mail_from, row.rcpt_to)
                 for row in store.waiting_inbox(s, self.clock(), limit=limit * n)
                 if row.id is not None and (n == 1 or sender_share(row.mail_from, n) == k)
             ][:limit]
-        # Mails prepared last time but left for lack of time keep their work
-        # (a plan that has gone stale meanwhile is noticed when it is applied).
-        prepared, self._prepared = self._prepared, {}
-        deadline = time.monotonic() + PREPARE_SECONDS
-        mails: list[Mail] = []
-        for row_id, raw, mail_from, rcpt in waiting:
-            mail = prepared.get(row_id)
-            if mail is None:
-                if mails and time.monotonic() > deadline:
-                    break  # the rest wait for the next batch
-                mail = Mail(row_id, raw, mail_from, rcpt.split("\n"))
-                prepare(self, mail)
-            mails.append(mail)
+            # Mails prepared last time but left for lack of time keep their work
+            # (a plan that has gone stale meanwhile is noticed when it is applied).
+            prepared, self._prepared = self._prepared, {}
+            deadline = time.monotonic() + PREPARE_SECONDS
+            mails: list[Mail] = []
+            for row_id, raw, mail_from, rcpt in waiting:
+                mail = prepared.get(row_id)
+                if mail is None:
+                    if mails and time.monotonic() > deadline:
+                        break  # the rest wait for the next batch
+                    mail = Mail(row_id, raw, mail_from, rcpt.split("\n"))
+                    prepare(self, mail)
+                mails.append(mail)
         if not mails:
             return 0
         deadline = time.monotonic() + BATCH_SECONDS
