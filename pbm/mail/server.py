@@ -3,9 +3,11 @@
 The listener (aiosmtpd on ``loop.create_server``) accepts mail only for the
 server's address and its reply-token addresses, commits each message to the
 inbox before it answers 250, and answers 451 if it cannot. The inbox worker
-and the outbox sender run beside it; database work runs in threads so the
-loop never blocks on it. SIGTERM and Ctrl-C stop everything cleanly; a restart
-carries on with whatever the inbox and outbox still hold.
+and the outbox sender run beside it: the loop drives the worker, whose CPU
+work runs in processes of its own (``server.inbox_workers``; 0: in a thread
+here), and database work runs in threads, so the loop never blocks on it.
+SIGTERM and Ctrl-C stop everything cleanly; a restart carries on with
+whatever the inbox and outbox still hold.
 """
 
 from __future__ import annotations
