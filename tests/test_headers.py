@@ -41,3 +41,23 @@ def test_every_change_is_seen() -> None:
     assert msg.get_content_type() == "text/plain"
     assert msg.get_content_charset() == "utf-8"
     assert msg.get_content().replace("\r\n", "\n") == "Grüße\n"
+
+
+def test_mime_headers_are_parsed_once_for_all_messages() -> None:
+    def mail(content_type: str) -> ParsedOnce:
+        msg = email.message_from_bytes(
+            f"Content-Type: {content_type}\r\n\r\nhi\r\n".encode(),
+            _class=ParsedOnce,
+            policy=policy.default,
+        )
+        assert isinstance(msg, ParsedOnce)
+        return msg
+
+    first, second = mail("text/plain; charset=utf-8"), mail("text/plain; charset=utf-8")
+    assert first["Content-Type"] is second["Content-Type"]  # one parse, shared
+    other = mail("text/html; charset=latin-1")
+    assert other.get_content_type() == "text/html"
+    assert other.get_content_charset() == "latin-1"
+    assert first.get_content_charset() == "utf-8"
+    # Flattening clones the policy; the shared parse still serves (and is still right).
+    assert b"charset=utf-8" in first.as_bytes(policy=policy.SMTP.clone(linesep="\n"))
