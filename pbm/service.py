@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -324,20 +324,44 @@ _EMAILS = sa.select(col(Player.userid), col(Player.email)).where(
     col(Player.userid).in_(sa.bindparam("userids", expanding=True))
 )
 _SUBSCRIPTIONS = (
-    select(Subscription)
+    sa.select(col(Subscription.userid), col(Subscription.email))
     .where(col(Subscription.board) == sa.bindparam("board"))
     .order_by(col(Subscription.id))
 )
-_VACATIONS = select(Vacation).where(
+_VACATIONS = sa.select(col(Vacation.userid), col(Vacation.starts_at), col(Vacation.ends_at)).where(
     col(Vacation.userid).in_(sa.bindparam("userids", expanding=True)),
     col(Vacation.ends_at) > sa.bindparam("after", type_=UTCDateTime),
 )
-_PAUSES = select(ClockPause).where(
+_PAUSES = sa.select(col(ClockPause.started_at), col(ClockPause.ended_at)).where(
     sa.or_(
         col(ClockPause.ended_at).is_(None),
         col(ClockPause.ended_at) > sa.bindparam("after", type_=UTCDateTime),
     )
 )
+
+
+class Follower(NamedTuple):
+    """A subscriber of a board: a player (``userid``) or a bare address."""
+
+    userid: str | None
+    email: str | None
+
+
+class Away(NamedTuple):
+    """A vacation, as the clocks read it."""
+
+    userid: str
+    starts_at: datetime
+    ends_at: datetime
+
+
+class Pause(NamedTuple):
+    """A site-wide clock pause, as the clocks read it (``ended_at`` None: still on)."""
+
+    started_at: datetime
+    ended_at: datetime | None
+
+
 _GAMES: sa.Table = Game.__table__  # type: ignore[attr-defined]
 # A planned move's writes (``Service._apply_plan``): the board, if still at the
 # planned version, and the move.
@@ -517,7 +541,7 @@ class Service:
         game: Game,
         now: datetime | None = None,
         played: Sequence[MoveLine] = (),
-        subs: Sequence[Subscription] | None = None,
+        subs: Sequence[Follower] | None = None,
     ) -> BoardView:
         """What a board mail shows; ``played``: moves not yet in the database (a plan's).
 
@@ -537,9 +561,12 @@ class Service:
             # Both players' vacations at once: the clock needs the one to move's,
             # the notes whoever is away now.
             since = game.clock_since or game.last_move_at or game.created_at
-            vacations = session.scalars(
-                _VACATIONS, {"userids": [game.white, game.black], "after": min(since, now)}
-            ).all()
+            vacations = [
+                Away(*row)
+                for row in _rows(
+                    session, _VACATIONS, userids=[game.white, game.black], after=min(since, now)
+                )
+            ]
             st = self._clock_state(session, game, now, vacations=vacations)
             next_nag_at, forfeit_at = st.next_nag_at, st.forfeit_at
             away = {v.userid: v.ends_at for v in vacations if v.starts_at <= now < v.ends_at}
@@ -593,16 +620,16 @@ class Service:
     # -- clocks
 
     @staticmethod
-    def _pauses(session: Session, since: datetime) -> list[ClockPause]:
-        return list(session.scalars(_PAUSES, {"after": since}).all())
+    def _pauses(session: Session, since: datetime) -> list[Pause]:
+        return [Pause(*row) for row in _rows(session, _PAUSES, after=since)]
 
     def _clock_state(
         self,
         session: Session,
         game: Game,
         now: datetime,
-        vacations: Sequence[Vacation] | None = None,
-        pauses: Sequence[ClockPause] | None = None,
+        vacations: Sequence[Vacation | Away] | None = None,
+        pauses: Sequence[Pause] | None = None,
     ) -> ClockState:
         """The running clock of the player to move (``vacations``/``pauses``: preloaded)."""
         since = game.clock_since or game.last_move_at or game.created_at
@@ -799,11 +826,11 @@ class Service:
         return {u: found.get(u, u) for u in wanted}
 
     @staticmethod
-    def _subscriptions(session: Session, game: Game) -> Sequence[Subscription]:
-        return session.scalars(_SUBSCRIPTIONS, {"board": game.board}).all()
+    def _subscriptions(session: Session, game: Game) -> list[Follower]:
+        return [Follower(*row) for row in _rows(session, _SUBSCRIPTIONS, board=game.board)]
 
     def _audience(
-        self, session: Session, game: Game, subs: Sequence[Subscription] | None = None
+        self, session: Session, game: Game, subs: Sequence[Follower] | None = None
     ) -> list[tuple[str | None, str]]:
         """(userid or None, address) of both players, then the subscribers."""
         if subs is None:
