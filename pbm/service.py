@@ -41,6 +41,7 @@ from sqlmodel import Session, col, select
 
 import pbm.games
 from pbm import ratings as elo
+from pbm import store
 from pbm.boardmail import (
     BoardView,
     MoveLine,
@@ -74,9 +75,6 @@ from pbm.store import (
     insert_new,
     lock_game,
     verify_password,
-)
-from pbm.store import (
-    message_seen as store_message_seen,
 )
 
 # ---------------------------------------------------------------- errors
@@ -453,7 +451,7 @@ class Service:
     def message_seen(self, message_id: str) -> bool:
         """Whether a mail with this Message-ID was already acted on."""
         with self.db.read() as s:
-            return store_message_seen(s, message_id)
+            return store.message_seen(s, message_id)
 
     def _send(
         self,
