@@ -318,6 +318,9 @@ _MOVE_LINES = (  # the fields of a MoveLine, in its order
 _DISPLAYS = sa.select(col(Player.userid), col(Player.display)).where(
     col(Player.userid).in_(sa.bindparam("userids", expanding=True))
 )
+_PASSWORD_HASH = sa.select(col(Player.password_hash)).where(
+    col(Player.userid) == sa.bindparam("userid")
+)
 _EMAILS = sa.select(col(Player.userid), col(Player.email)).where(
     col(Player.userid).in_(sa.bindparam("userids", expanding=True))
 )
@@ -1192,8 +1195,10 @@ class Service:
                 game = s.scalars(_GAME, {"board": board}).first()
                 if game is None or game.status != "active" or game.board is None:
                     return None
-                player = self._authenticate(s, userid, auth, board)
-                seat = game.seat_of(player.userid)
+                uid = userid.lower()
+                if not self._may_plan_for(s, uid, auth, board):
+                    return None
+                seat = game.seat_of(uid)
                 if seat is None or (expected_move is not None and expected_move != game.ply + 1):
                     return None
                 state = self._rules(game.game).load(game.position)
@@ -1207,11 +1212,11 @@ class Service:
                 s.expunge(game)
                 position_before = game.position
                 _moved(game, new_state, now)
-                played = MoveLine(new_state.ply, player.userid, canonical, comment, now)
+                played = MoveLine(new_state.ply, uid, canonical, comment, now)
                 replies = self._board_mails(s, game, played=(played,), now=now)
                 return MovePlan(
                     board=board,
-                    userid=player.userid,
+                    userid=uid,
                     text=text,
                     version=game.version,
                     ply=new_state.ply,
@@ -1273,6 +1278,22 @@ class Service:
                 return self._send(s, now, list(plan.replies), sender, message_id)
         except _PlanOutdated:
             return None
+
+    def _may_plan_for(self, s: Session, userid: str, auth: Auth, board: int) -> bool:
+        """Whether ``auth`` lets ``userid`` move on ``board``: ``_authenticate``'s checks.
+
+        A reply token is checked without reading the player (the board names
+        its players); a password against the stored hash. The admin is never
+        planned for. False means only: no plan, ``move`` decides and explains.
+        """
+        if isinstance(auth, ReplyToken):
+            secret = self.config.mail.secret
+            expected = reply_token(secret, board, userid) if secret else ""
+            return bool(secret) and hmac.compare_digest(expected, auth.token.lower())
+        if isinstance(auth, Password):
+            found = _rows(s, _PASSWORD_HASH, userid=userid)
+            return bool(found) and verify_password(auth.password, found[0][0])
+        return False
 
     @staticmethod
     def _queued_on(s: Session, board: int) -> bool:

@@ -24,7 +24,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -665,20 +665,38 @@ def _waiting(now: datetime, stale_after: timedelta) -> tuple[Any, ...]:
     )
 
 
+class WaitingMail(NamedTuple):
+    """An inbox row waiting to be processed, as ``waiting_inbox`` reads it."""
+
+    id: int
+    raw: bytes
+    mail_from: str
+    rcpt_to: str  # the envelope recipients, one per line
+
+
 def waiting_inbox(
     session: Session,
     now: datetime,
     limit: int = 10,
     stale_after: timedelta = timedelta(minutes=10),
-) -> list[InboxMessage]:
+) -> list[WaitingMail]:
     """The rows ``claim_inbox`` would hand out, oldest first, without claiming them."""
     stmt = (
-        select(InboxMessage)
+        sa.select(
+            col(InboxMessage.id),
+            col(InboxMessage.raw),
+            col(InboxMessage.mail_from),
+            col(InboxMessage.rcpt_to),
+        )
         .where(*_waiting(now, stale_after))
         .order_by(col(InboxMessage.id))
         .limit(limit)
     )
-    return list(session.exec(stmt).all())
+    return [
+        WaitingMail(row_id, raw, mail_from, rcpt_to)
+        for row_id, raw, mail_from, rcpt_to in session.connection().execute(stmt)
+        if row_id is not None  # a primary key, never None once stored
+    ]
 
 
 def claim_inbox(

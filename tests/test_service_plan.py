@@ -20,7 +20,7 @@ import pbm.games
 from pbm import store
 from pbm.config import Config, DatabaseConfig
 from pbm.replies import reply_token
-from pbm.service import NotYourTurn, Password, ReplyToken, Service
+from pbm.service import ADMIN, NotYourTurn, Password, ReplyToken, Service
 from pbm.store import Database, Game, Move, OutboxMessage, ProcessedMessage, QueuedMove
 
 ACCASTA = pbm.games.get("accasta")
@@ -99,6 +99,14 @@ def test_what_is_not_planned(db: Database, svc: Service, board: int, config: Con
     assert svc.plan_move(board, "alice", PW, "a1:C-a9") is None  # illegal
     assert svc.plan_move(board, "alice", PW, f"{first}#2") is None  # wrong move number
     assert svc.plan_move(board, "alice", PW, "resign") is None
+    # Reply tokens: only alice's own, for this board, lets her move here.
+    alice, bob = (ReplyToken(reply_token(config.mail.secret, board, u)) for u in ("alice", "bob"))
+    assert svc.plan_move(board, "alice", alice, first) is not None
+    assert svc.plan_move(board, "alice", bob, first) is None
+    assert svc.plan_move(board, "alice", ReplyToken("0" * len(alice.token)), first) is None
+    other = ReplyToken(reply_token(config.mail.secret, board + 1, "alice"))
+    assert svc.plan_move(board, "alice", other, first) is None
+    assert svc.plan_move(board, "alice", ADMIN, first) is None  # the CLI moves the usual way
     assert svc.plan_move(board + 1, "alice", PW, first) is None  # no such board
     svc.move(board, "alice", PW, first)
     reply = ACCASTA.load(game(db, board).position).legal_moves()[0]

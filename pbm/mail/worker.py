@@ -391,9 +391,9 @@ class InboxWorker:
         # Outside the write lock, on one snapshot: the waiting mails, decoded and planned.
         with self.db.snapshot() as s:
             waiting = [
-                (row.id, row.raw, row.mail_from, row.rcpt_to)
+                row
                 for row in store.waiting_inbox(s, self.clock(), limit=limit * n)
-                if row.id is not None and (n == 1 or sender_share(row.mail_from, n) == k)
+                if n == 1 or sender_share(row.mail_from, n) == k
             ][:limit]
             # Mails prepared last time but left for lack of time keep their work
             # (a plan that has gone stale meanwhile is noticed when it is applied).
