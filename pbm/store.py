@@ -706,23 +706,34 @@ def claim_inbox(
     limit: int = 10,
     stale_after: timedelta = timedelta(minutes=10),
     ids: Sequence[int] | None = None,
-) -> list[InboxMessage]:
-    """Take up to ``limit`` new inbox rows (of ``ids``, if given) for ``worker``, oldest first.
+) -> list[int]:
+    """Take up to ``limit`` new inbox rows (of ``ids``, if given) for ``worker``; their ids.
 
-    A row claimed longer than ``stale_after`` ago (its worker died) can be
-    taken again. On PostgreSQL rows another transaction is claiming are
-    skipped (``FOR UPDATE SKIP LOCKED``); SQLite serialises writers anyway.
+    Oldest first. A row claimed longer than ``stale_after`` ago (its worker
+    died) can be taken again. On PostgreSQL rows another transaction is
+    claiming are skipped (``FOR UPDATE SKIP LOCKED``); SQLite serialises
+    writers anyway.
     """
-    stmt = select(InboxMessage).where(*_waiting(now, stale_after))
+    table = InboxMessage.__table__  # type: ignore[attr-defined]
+    waiting = sa.select(table.c.id).where(*_waiting(now, stale_after))
     if ids is not None:
-        stmt = stmt.where(col(InboxMessage.id).in_(ids))
-    stmt = stmt.order_by(col(InboxMessage.id)).limit(limit).with_for_update(skip_locked=True)
-    rows = list(session.exec(stmt).all())
-    for row in rows:
-        row.claimed_by = worker
-        row.claimed_at = now
-    session.flush()
-    return rows
+        waiting = waiting.where(table.c.id.in_(ids))
+    waiting = waiting.order_by(table.c.id).limit(limit).with_for_update(skip_locked=True)
+    stmt = (
+        sa.update(table)
+        .where(table.c.id.in_(waiting.scalar_subquery()))
+        .values(claimed_by=worker, claimed_at=now)
+        .returning(table.c.id)
+    )
+    return sorted(session.connection().execute(stmt).scalars())
+
+
+def release_inbox(session: Session, ids: Sequence[int]) -> None:
+    """Give claimed inbox rows back untouched, for the next batch (or another worker)."""
+    table = InboxMessage.__table__  # type: ignore[attr-defined]
+    session.connection().execute(
+        sa.update(table).where(table.c.id.in_(ids)).values(claimed_by=None, claimed_at=None)
+    )
 
 
 def finish_inbox(
@@ -739,9 +750,6 @@ def finish_inbox(
     )
     if not done.rowcount:
         raise KeyError(inbox_id)
-    row = session.identity_map.get(session.identity_key(InboxMessage, inbox_id))
-    if row is not None:
-        session.expire(row)  # the row object, if loaded, must not show the old status
 
 
 def claim_outbox(

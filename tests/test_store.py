@@ -342,9 +342,9 @@ def test_claim_inbox_hands_each_row_out_once(db: Database) -> None:
         for i in range(3):
             store.add_inbox(s, b"raw", "a@x.org", ["pbm@example.org"], f"<{i}@x>", T0)
     with db.transaction() as s:
-        first = [r.id for r in store.claim_inbox(s, "w1", T0, limit=2)]
+        first = store.claim_inbox(s, "w1", T0, limit=2)
     with db.transaction() as s:
-        second = [r.id for r in store.claim_inbox(s, "w2", T0, limit=5)]
+        second = store.claim_inbox(s, "w2", T0, limit=5)
     assert len(first) == 2 and len(second) == 1 and not set(first) & set(second)
     with db.transaction() as s:
         assert first[0] is not None
@@ -352,7 +352,7 @@ def test_claim_inbox_hands_each_row_out_once(db: Database) -> None:
     # The unfinished claim goes stale and is handed out again; the done row never.
     later = T0 + timedelta(minutes=11)
     with db.transaction() as s:
-        again = {r.id for r in store.claim_inbox(s, "w3", later, limit=5)}
+        again = set(store.claim_inbox(s, "w3", later, limit=5))
     assert again == {first[1], second[0]}
 
 
@@ -383,9 +383,9 @@ def test_postgres_claims_skip_rows_another_worker_holds(postgres_db: Database) -
         for i in range(4):
             store.add_inbox(s, b"raw", "a@x.org", ["pbm@example.org"], f"<{i}@x>", T0)
     with db.transaction() as s1:
-        a = {r.id for r in store.claim_inbox(s1, "w1", T0, limit=2)}
+        a = set(store.claim_inbox(s1, "w1", T0, limit=2))
         with db.transaction() as s2:  # a second connection, while s1 is open
-            b = {r.id for r in store.claim_inbox(s2, "w2", T0, limit=4)}
+            b = set(store.claim_inbox(s2, "w2", T0, limit=4))
     assert len(a) == 2 and len(b) == 2 and not a & b
 
 

@@ -413,21 +413,28 @@ class InboxWorker:
         deadline = time.monotonic() + BATCH_SECONDS
         done = 0
         with self.db.batch() as s:
-            rows = store.claim_inbox(
-                s, self.worker_id, self.clock(), limit=len(mails), ids=[m.row_id for m in mails]
+            claimed = set(
+                store.claim_inbox(
+                    s,
+                    self.worker_id,
+                    self.clock(),
+                    limit=len(mails),
+                    ids=[m.row_id for m in mails],
+                )
             )
-            claimed = {row.id: row for row in rows}
+            late: list[int] = []
             for mail in mails:
-                row = claimed.get(mail.row_id)
-                if row is None:
+                if mail.row_id not in claimed:
                     continue  # another worker took it
                 if done and time.monotonic() > deadline:
                     # Out of time: it goes back, for the next batch (or another worker).
-                    row.claimed_by, row.claimed_at = None, None
+                    late.append(mail.row_id)
                     self._prepared[mail.row_id] = mail
                     continue
                 self.process(mail)
                 done += 1
+            if late:
+                store.release_inbox(s, late)
         return done
 
     async def run_forever(self, stop: asyncio.Event, wake: asyncio.Event) -> None:
