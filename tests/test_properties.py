@@ -13,6 +13,7 @@ import importlib.util
 import random
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
@@ -24,7 +25,7 @@ from pbm.games import IllegalMove
 from pbm.games.accasta import ACCASTA, AccastaState
 from pbm.games.accasta.board import CELLS
 from pbm.games.accasta.notation import parse_turn, turn_to_text
-from pbm.games.accasta.position import Position, generate_turns
+from pbm.games.accasta.position import Position, first_turn, generate_turns, has_legal_turn
 
 
 def _load_reference() -> ModuleType:
@@ -170,6 +171,18 @@ def test_generator_equals_the_reference_on_playouts(seed: int, variant: str, pli
         fast = generate_turns(pos)
         assert len(fast) == len(set(fast)), "a turn generated twice"
         assert set(fast) == naive_turns(pos)
+
+
+@PROPS
+@given(seed=seeds, variant=variants, plies=st.integers(min_value=0, max_value=60))
+def test_first_turn_is_the_first_generated(seed: int, variant: str, plies: int) -> None:
+    """The early-stopping search finds exactly ``legal_turns()[0]``, or that there is none."""
+    for pos in [*playout(seed, variant, plies)[-2:], scrambled(seed, variant)]:
+        for d4 in ("allowed", "banned"):
+            p = replace(pos, d4_opening=d4)
+            turns = generate_turns(p)
+            assert first_turn(p) == (turns[0] if turns else None)
+            assert has_legal_turn(p) == bool(turns)
 
 
 @PROPS

@@ -21,6 +21,7 @@ from pbm.games.accasta.position import (
     VARIANTS,
     Position,
     Turn,
+    first_turn,
     perft,
 )
 
@@ -81,8 +82,8 @@ class AccastaState:
         pos = self.position
         if pos.outcome() is not None:
             return None
-        turns = pos.legal_turns()
-        return turn_to_text(pos, turns[0]) if turns else None
+        turn = first_turn(pos)
+        return turn_to_text(pos, turn) if turn is not None else None
 
     def diagram(self) -> str:
         return str(self.position)

@@ -295,9 +295,35 @@ def generate_turns(pos: Position) -> list[Turn]:
     return out
 
 
+def first_turn(pos: Position) -> Turn | None:
+    """``legal_turns()[0]`` (None when there is none), without generating the rest.
+
+    Turns are generated stack by stack, so the first stack that can move
+    gives it. Whether a game is over, and the example in a board mail, need
+    no more than this.
+    """
+    cached = _TURNS_CACHE.get(pos)
+    if cached is not None:
+        return cached[0] if cached else None
+    board = list(pos.board)
+    mover = pos.to_move
+    white = mover == WHITE
+    castle = CASTLES[mover]
+    for origin in range(N_CELLS):
+        s = board[origin]
+        if s and s[-1].isupper() == white:
+            out: list[Turn] = []
+            _expand(board, origin, (origin,), out, mover, pos.pari, origin in castle)
+            if pos.d4_banned:
+                out = [t for t in out if D4 not in t[2::2]]
+            if out:
+                return out[0]
+    return None
+
+
 def has_legal_turn(pos: Position) -> bool:
     """Whether the player to move has any legal turn."""
-    return bool(_legal_turns(pos))
+    return first_turn(pos) is not None
 
 
 def _outcome(pos: Position) -> Outcome | None:
