@@ -484,8 +484,15 @@ class Service:
     def _player(self, session: Session, userid: str) -> Player:
         player = session.get(Player, userid.lower())
         if player is None:
-            raise UnknownPlayer(f"There is no player {userid!r}; sign up with: signup UID PW")
+            raise _no_such_player(userid)
         return player
+
+    def _token_fits(self, token: str, board: int | None, userid: str) -> bool:
+        """Whether a reply token is the one of ``userid`` (lower-case key) on ``board``."""
+        secret = self.config.mail.secret
+        if board is None or not secret:
+            return False
+        return hmac.compare_digest(reply_token(secret, board, userid), token.lower())
 
     def _authenticate(
         self, session: Session, userid: str, auth: Auth, board: int | None = None
@@ -497,11 +504,9 @@ class Service:
             if not verify_password(auth.password, player.password_hash):
                 raise WrongPassword(f"Wrong password for {player.display}.")
             return player
-        secret = self.config.mail.secret
-        if board is None or not secret:
+        if board is None or not self.config.mail.secret:
             raise WrongPassword("This reply address does not let you do that; use your password.")
-        expected = reply_token(secret, board, player.userid)
-        if not hmac.compare_digest(expected, auth.token.lower()):
+        if not self._token_fits(auth.token, board, player.userid):
             raise WrongPassword(
                 f"The reply address is not valid for {player.display} on board {board}."
             )
@@ -843,7 +848,7 @@ class Service:
         out: list[tuple[str | None, str]] = []
         for uid in (game.white, game.black):
             if uid not in emails:
-                raise UnknownPlayer(f"There is no player {uid!r}; sign up with: signup UID PW")
+                raise _no_such_player(uid)
             out.append((uid, emails[uid]))
         for s in subs:
             if s.userid:
@@ -1287,9 +1292,7 @@ class Service:
         planned for. False means only: no plan, ``move`` decides and explains.
         """
         if isinstance(auth, ReplyToken):
-            secret = self.config.mail.secret
-            expected = reply_token(secret, board, userid) if secret else ""
-            return bool(secret) and hmac.compare_digest(expected, auth.token.lower())
+            return self._token_fits(auth.token, board, userid)
         if isinstance(auth, Password):
             found = _rows(s, _PASSWORD_HASH, userid=userid)
             return bool(found) and verify_password(auth.password, found[0][0])
@@ -2142,3 +2145,7 @@ def _moved(game: Game, new_state: GameState, now: datetime) -> None:
     game.last_nag_at = None
     game.undo_request_by = None
     game.cancel_request_by = None
+
+
+def _no_such_player(userid: str) -> UnknownPlayer:
+    return UnknownPlayer(f"There is no player {userid!r}; sign up with: signup UID PW")

@@ -220,12 +220,11 @@ def prepare(worker: InboxWorker, mail: Mail) -> None:
         ):
             return
         lines, found_comment = _candidates(inbound)
-        mid = inbound.message_id or None
         for i, _, cmd, comment in _commands(inbound, lines, found_comment):
             if cmd is None:
                 continue
-            key = mid if (mid is None or len(lines) == 1) else f"{mid}#{i + 1}"
-            ctx = dispatch.Context(inbound.sender, key, comment, token.token if token else None)
+            # A plan remembers nothing: the Message-ID is recorded when it is written.
+            ctx = dispatch.Context(inbound.sender, None, comment, token.token if token else None)
             plan = dispatch.plan(worker.service, cmd, ctx)
             if plan is not None:
                 mail.plans[i] = plan
