@@ -422,6 +422,9 @@ class Service:
         self.config = config
         self.clock = clock
         self.send_clock = send_clock
+        # Told the ids of the outbox rows each command writes (the inbox worker
+        # hands them to the sender); the transaction may still roll them back.
+        self.on_queued: Callable[[list[int]], None] | None = None
 
     # -- plumbing
 
@@ -471,7 +474,9 @@ class Service:
                 for r in replies
             ]
         due = self.send_clock() if self.send_clock is not None else None
-        enqueue_replies(session, replies, self.config, now, due)
+        ids = enqueue_replies(session, replies, self.config, now, due)
+        if self.on_queued is not None and ids:
+            self.on_queued(ids)
         return replies
 
     def _rules(self, name: str) -> GameRules:

@@ -789,6 +789,52 @@ def claim_outbox(
     return rows
 
 
+class ClaimedMail(NamedTuple):
+    """An outbox row claimed for sending: what a message is made of, and the lease."""
+
+    id: int
+    to_addr: str
+    subject: str
+    body: str
+    reply_to: str | None
+    in_reply_to: str | None
+    message_id: str
+    created_at: datetime
+    claimed_until: datetime | None
+
+
+_OUTBOX = OutboxMessage.__table__  # type: ignore[attr-defined]
+_CLAIM_WRITTEN = (
+    sa.update(_OUTBOX)
+    .where(
+        _OUTBOX.c.id.in_(sa.bindparam("ids", expanding=True)),
+        _OUTBOX.c.status == "pending",
+        _OUTBOX.c.claimed_by.is_(None),
+        sa.or_(
+            _OUTBOX.c.next_attempt_at.is_(None), _OUTBOX.c.next_attempt_at <= sa.bindparam("now")
+        ),
+    )
+    .values(claimed_by=sa.bindparam("worker"), claimed_until=sa.bindparam("until"))
+    .returning(*(_OUTBOX.c[name] for name in ClaimedMail._fields))
+)
+
+
+def claim_written(
+    session: Session, ids: Sequence[int], worker: str, now: datetime, lease: timedelta
+) -> list[ClaimedMail]:
+    """Claim, for ``worker``, the rows of ``ids`` that are due and nobody holds.
+
+    For replies written in the caller's own transaction, which no other sender
+    can see yet: the sender of this server gets them without looking for them.
+    """
+    if not ids:
+        return []
+    result = session.connection().execute(
+        _CLAIM_WRITTEN, {"ids": list(ids), "now": now, "worker": worker, "until": now + lease}
+    )
+    return sorted((ClaimedMail(*row) for row in result), key=lambda mail: mail.id)
+
+
 def outbox_sent(session: Session, outbox_id: int, now: datetime) -> None:
     """Mark an outbox row sent."""
     row = session.get(OutboxMessage, outbox_id)

@@ -110,6 +110,18 @@ def test_headers() -> None:
     assert sorted(msg.keys()) == sorted(set(msg.keys()))
 
 
+@pytest.mark.parametrize("name", ["Games Room, Inc.", "Spielraum Jürgen"])
+def test_from_name_quoted_or_encoded(name: str) -> None:
+    config = from_mapping(
+        {"mail": {"address": "pbm@example.org", "from_name": name, "secret": "s"}}, env={}
+    )
+    raw = build_message(Row(), config).as_bytes()
+    assert raw.isascii()
+    msg = parse(build_message(Row(), config))
+    assert msg["From"].addresses[0].display_name == name
+    assert msg["From"].addresses[0].addr_spec == "pbm@example.org"
+
+
 def test_threading_and_reply_to() -> None:
     row = Row(reply_to="pbm+12.bob.0123456789@example.org", in_reply_to="<cmd-7@example.net>")
     msg = parse(build_message(row, make_config()))
@@ -853,6 +865,45 @@ def test_stop_ends_a_batch_and_gives_the_rest_back(db: Database, tmp_path: Path)
         transport = StoppingTransport(tmp_path / "box", stop)
         sender = OutboxSender(db, config, transport, Clock(), poll_seconds=3600)
         await asyncio.wait_for(sender.run_forever(stop, wake), timeout=10)
+
+    run(go())
+    assert [row_of(db, i).status for i in ids] == ["sent", "pending", "pending"]
+    assert all(row_of(db, i).claimed_by is None for i in ids)
+
+
+def claim_for(db: Database, ids: list[int], sender: OutboxSender) -> list[store.ClaimedMail]:
+    """What the inbox worker does with the replies it wrote: claim them for our sender."""
+    with db.transaction() as session:
+        return store.claim_written(session, ids, sender.worker, T0, timedelta(minutes=3))
+
+
+def test_handed_over_rows_are_sent_once(db: Database, tmp_path: Path) -> None:
+    config = make_config()
+    ids = enqueue(db, config, *(reply(n) for n in range(3)))
+    box = tmp_path / "box"
+    sender = OutboxSender(db, config, MaildirTransport(box), Clock(), worker="server-1")
+    rows = claim_for(db, ids, sender)
+
+    async def go() -> tuple[int, int]:
+        handed = await sender.hand_over(rows)
+        return handed, await sender.run_once()
+
+    assert run(go()) == (3, 0)
+    assert [row_of(db, i).status for i in ids] == ["sent"] * 3
+    assert len(list((box / "new").iterdir())) == 3
+
+
+def test_stop_gives_back_handed_over_rows_not_yet_sent(db: Database, tmp_path: Path) -> None:
+    config = make_config()
+    ids = enqueue(db, config, *(reply(n) for n in range(3)))
+
+    async def go() -> None:
+        stop, wake = asyncio.Event(), asyncio.Event()
+        transport = StoppingTransport(tmp_path / "box", stop)
+        sender = OutboxSender(db, config, transport, Clock(), poll_seconds=3600)
+        running = asyncio.create_task(sender.run_forever(stop, wake))
+        sender.hand_over(await asyncio.to_thread(claim_for, db, ids, sender))
+        await asyncio.wait_for(running, timeout=10)  # returns once the handed rows are settled
 
     run(go())
     assert [row_of(db, i).status for i in ids] == ["sent", "pending", "pending"]

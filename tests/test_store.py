@@ -376,6 +376,31 @@ def test_claim_outbox_respects_due_time_and_lease(db: Database, config: Config) 
         assert due.id == ids[1] and due.attempts == 1 and due.last_error == "421 busy"
 
 
+def test_claim_written_takes_only_due_rows_nobody_holds(db: Database, config: Config) -> None:
+    with db.transaction() as s:
+        now_ids = store.enqueue_replies(
+            s, [Reply(to=f"p{i}@x.org", subject=f"s{i}", body="b") for i in range(3)], config, T0
+        )
+        [later] = store.enqueue_replies(
+            s, [Reply(to="q@x.org", subject="s", body="b")], config, T0, T0 + timedelta(hours=1)
+        )
+    with db.transaction() as s:  # someone else holds the first
+        store.claim_outbox(s, "other", T0, limit=1)
+    with db.transaction() as s:
+        mails = store.claim_written(s, [*now_ids, later, 999_999], "me", T0, timedelta(minutes=3))
+    assert [m.id for m in mails] == now_ids[1:]
+    assert [m.subject for m in mails] == ["s1", "s2"]
+    assert mails[0].to_addr == "p1@x.org" and mails[0].created_at == T0
+    assert mails[0].claimed_until == T0 + timedelta(minutes=3)
+    with db.transaction() as s:
+        holders = [store.claim_outbox(s, "third", T0 + timedelta(minutes=1))]
+        assert holders == [[]]  # held by "other" and "me"; the last is not due
+        rows = [s.get(OutboxMessage, i) for i in [*now_ids, later]]
+        assert [r.claimed_by for r in rows if r is not None] == ["other", "me", "me", None]
+    with db.transaction() as s:
+        assert store.claim_written(s, [], "me", T0, timedelta(minutes=3)) == []
+
+
 @pytest.mark.postgres
 def test_postgres_claims_skip_rows_another_worker_holds(postgres_db: Database) -> None:
     db = postgres_db

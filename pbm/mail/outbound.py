@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import email.policy
+import functools
 import itertools
 import logging
 import os
@@ -59,6 +60,15 @@ class OutgoingMail(Protocol):
     def created_at(self) -> datetime: ...
 
 
+class ClaimedRow(OutgoingMail, Protocol):
+    """An outbox row claimed by a sender (an ``OutboxMessage`` or a ``ClaimedMail``)."""
+
+    @property
+    def id(self) -> int | None: ...
+    @property
+    def claimed_until(self) -> datetime | None: ...
+
+
 # ---------------------------------------------------------------------------
 # Building messages (pure)
 
@@ -105,9 +115,8 @@ def build_message(mail: OutgoingMail, config: Config) -> EmailMessage:
     ``created_at``), so a retried mail is byte-for-byte the first attempt.
     """
     msg = ParsedOnce(policy=email.policy.SMTP)
-    sender = Address(display_name=config.mail.from_name, addr_spec=config.mail.address)
-    headers: list[tuple[str, str | Address]] = [
-        ("From", sender),
+    headers: list[tuple[str, str]] = [
+        ("From", from_header(config.mail.from_name, config.mail.address)),
         ("To", mail.to_addr),
         ("Subject", mail.subject),
         # RFC 5322 §3.6.1: the origination date is when the reply was committed.
@@ -138,22 +147,31 @@ def build_message(mail: OutgoingMail, config: Config) -> EmailMessage:
     return msg
 
 
-def _set_header(msg: EmailMessage, name: str, value: str | Address) -> None:
+@functools.lru_cache(maxsize=16)
+def from_header(display_name: str, address: str) -> str:
+    """The ``From`` value for the server: the display name quoted as RFC 5322 §3.4 needs.
+
+    Checking an address is a full parse, and every reply has the same sender,
+    so the answer is kept.
+    """
+    return str(Address(display_name=display_name, addr_spec=address))
+
+
+def _set_header(msg: EmailMessage, name: str, value: str) -> None:
     """Add a header; plain short ASCII values go in as they are.
 
     The policy's header parser is thorough and slow; a value that needs no
     encoding or folding (ASCII, one line, within RFC 5322 §2.1.1's 78
     characters) is stored raw, which serializes identically. Anything else
-    (an encoded word, a long line, an address to check) takes the full path.
+    (an encoded word, a long line) takes the full path.
     """
-    text = str(value)
     if (
-        text.isascii()
-        and "\r" not in text
-        and "\n" not in text
-        and len(name) + 2 + len(text) <= MAX_LINE
+        value.isascii()
+        and "\r" not in value
+        and "\n" not in value
+        and len(name) + 2 + len(value) <= MAX_LINE
     ):
-        msg.set_raw(name, text)
+        msg.set_raw(name, value)
     else:
         msg[name] = value
 
@@ -424,6 +442,8 @@ class OutboxSender:
         ] = []
         self._recorder: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None  # run_forever's, so a batch can end early
+        self._handed: set[asyncio.Task[int]] = set()  # hand_over's sends under way
+        self._limit: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
 
     # -- database work (blocking; called through asyncio.to_thread) --
 
@@ -552,13 +572,38 @@ class OutboxSender:
             return 0
         return await self._send(rows)
 
-    async def _send(self, rows: Sequence[OutboxMessage]) -> int:
+    def hand_over(self, rows: Sequence[ClaimedRow]) -> asyncio.Task[int]:
+        """Send rows claimed for this sender elsewhere (the inbox worker's replies), now.
+
+        They are sent beside the rounds of ``run_forever``, which stops only
+        when these are done or given back. The task tells how many were sent.
+        """
+        task = asyncio.get_running_loop().create_task(self._send_handed(rows))
+        self._handed.add(task)
+        task.add_done_callback(self._handed.discard)
+        return task
+
+    async def _send_handed(self, rows: Sequence[ClaimedRow]) -> int:
+        try:
+            return await self._send(rows)
+        except Exception:  # they stay claimed: any sender takes them when the claim ends
+            log.exception("outbox: sending %d handed-over mail(s) failed", len(rows))
+            return 0
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        """One limit on sends at once, for rounds and hand-overs alike (per event loop)."""
+        loop = asyncio.get_running_loop()
+        if self._limit is None or self._limit[0] is not loop:
+            self._limit = (loop, asyncio.Semaphore(self.concurrency))
+        return self._limit[1]
+
+    async def _send(self, rows: Sequence[ClaimedRow]) -> int:
         """Send claimed rows side by side and record the outcomes; the number sent."""
-        limit = asyncio.Semaphore(self.concurrency)
+        limit = self._semaphore()
         relay_down: list[TemporaryFailure] = []
         given_back: list[int] = []
 
-        async def attempt(row: OutboxMessage) -> DeliveryError | None:
+        async def attempt(row: ClaimedRow) -> DeliveryError | None:
             try:
                 msg = build_message(row, self.config)
             except (ValueError, TypeError) as exc:  # e.g. a line break in a header value
@@ -625,6 +670,8 @@ class OutboxSender:
                 await asyncio.sleep(0)  # let others run between back-to-back rounds
                 continue
             await _wait_any(stop, wake, delay)
+        if self._handed:  # they see ``stop`` and give back what they have not sent
+            await asyncio.gather(*self._handed)
 
 
 async def _wait_any(stop: asyncio.Event, wake: asyncio.Event, timeout: float) -> None:

@@ -33,7 +33,7 @@ from sqlmodel import col, select
 from pbm import store
 from pbm.config import Config
 from pbm.mail import status
-from pbm.mail.worker import InboxWorker, WorkerProcesses
+from pbm.mail.worker import Batch, InboxWorker, WorkerProcesses
 from pbm.replies import parse_token_address
 
 log = logging.getLogger("pbm.server")
@@ -297,8 +297,12 @@ class Server:
         """``server.inbox_workers`` processes of their own, or (0) this process itself."""
         processes = self.config.server.inbox_workers
         if processes:
-            return WorkerProcesses(self.config, processes, self.worker_id, self.outbox_wake)
-        return InboxWorker(self.db, self.config, self.worker_id, self.outbox_wake)
+            return WorkerProcesses(
+                self.config, processes, self.worker_id, self.outbox_wake, hand_over_replies=True
+            )
+        return InboxWorker(
+            self.db, self.config, self.worker_id, self.outbox_wake, hand_over_replies=True
+        )
 
     async def run(self) -> None:
         """Serve until ``stop()`` (or SIGTERM/SIGINT when installed)."""
@@ -317,10 +321,19 @@ class Server:
             asyncio.create_task(sender.run_forever(self.stopping, self.outbox_wake), name="outbox"),
         ]
         tasks.append(asyncio.create_task(self._run_timers(), name="timers"))
+
+        def written(batch: Batch) -> None:
+            # The worker claimed its replies for our sender: no need to look for them.
+            if batch.replies:
+                sender.hand_over(batch.replies)
+            if batch.unclaimed:
+                self.outbox_wake.set()
+
         if self._worker is not None:
             tasks.append(
                 asyncio.create_task(
-                    self._worker.run_forever(self.stopping, self.inbox_wake), name="inbox"
+                    self._worker.run_forever(self.stopping, self.inbox_wake, written),
+                    name="inbox",
                 )
             )
         else:

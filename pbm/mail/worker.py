@@ -49,6 +49,11 @@ POLL_SECONDS = 1.0  # look for mail other instances accepted, even when not woke
 BATCH = 20  # at most this many mails are committed together (see BatchDatabase)
 BATCH_SECONDS = 0.02  # ... or as many as take this long under the write lock
 PREPARE_SECONDS = 0.05  # ... or as many as take this long to prepare (no lock held)
+# Replies handed straight to this server's sender are claimed for this long: if
+# the hand-over is lost (a worker process dies after its commit), any sender
+# takes them once the claim runs out. Longer than the sender's margin
+# (``outbound.LEASE_MARGIN``), which it keeps before starting a send.
+HANDOVER_LEASE = timedelta(minutes=3)
 
 
 @dataclass
@@ -70,6 +75,23 @@ class Mail:
 
 
 Step = Callable[["InboxWorker", Mail], None]
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What one batch did: mails processed, and the replies it wrote.
+
+    ``replies`` are claimed for this server's sender (``hand_over_replies``)
+    and are for it to send at once; ``unclaimed`` says other replies were
+    written that the sender must find for itself (due later, say).
+    """
+
+    done: int
+    replies: list[store.ClaimedMail] = field(default_factory=list)
+    unclaimed: bool = False
+
+
+NOTHING = Batch(0)
 
 
 def parse(worker: InboxWorker, mail: Mail) -> None:
@@ -316,15 +338,24 @@ class InboxWorker:
         outbox_wake: asyncio.Event | None = None,
         clock: Callable[[], datetime] = store.utc_now,
         shard: tuple[int, int] = (0, 1),
+        hand_over_replies: bool = False,
     ) -> None:
-        """``shard`` (k, n): take only the mail of senders whose share is k of n."""
+        """``shard`` (k, n): take only the mail of senders whose share is k of n.
+
+        ``hand_over_replies``: claim the replies a batch writes for the sender
+        of this server (``worker_id``), in the batch's own transaction, and
+        return them from ``run_batch``; the sender then need not look for them.
+        """
         self.shard = shard
         self.db = BatchDatabase(db)
         self.config = config
         self.worker_id = worker_id
         self.outbox_wake = outbox_wake
         self.clock = clock
+        self.hand_over_replies = hand_over_replies
         self.service = svc.Service(self.db, config, clock)
+        self._written: list[int] = []  # outbox ids written in the batch under way
+        self.service.on_queued = self._written.extend
         self._prepared: dict[int, Mail] = {}  # row id -> a mail prepared but not yet done
 
     def error(
@@ -376,7 +407,11 @@ class InboxWorker:
         return mail
 
     def run_once(self, limit: int = BATCH) -> int:
-        """Process waiting mails in one batch; returns how many.
+        """Process waiting mails in one batch; returns how many (see ``run_batch``)."""
+        return self.run_batch(limit).done
+
+    def run_batch(self, limit: int = BATCH) -> Batch:
+        """Process waiting mails in one batch.
 
         The mails are read from a snapshot and prepared (decoded, moves
         planned) with no lock held; then one write transaction claims them
@@ -408,9 +443,11 @@ class InboxWorker:
                     prepare(self, mail)
                 mails.append(mail)
         if not mails:
-            return 0
+            return NOTHING
         deadline = time.monotonic() + BATCH_SECONDS
         done = 0
+        handed: list[store.ClaimedMail] = []
+        self._written.clear()
         with self.db.batch() as s:
             claimed = set(
                 store.claim_inbox(
@@ -434,30 +471,56 @@ class InboxWorker:
                 done += 1
             if late:
                 store.release_inbox(s, late)
-        return done
+            if self.hand_over_replies:
+                handed = store.claim_written(
+                    s, self._written, self.worker_id, self.clock(), HANDOVER_LEASE
+                )
+        # Rolled-back rows are among the written ids too: then the sender looks in vain.
+        return Batch(done, handed, unclaimed=len(handed) < len(self._written))
 
-    async def run_forever(self, stop: asyncio.Event, wake: asyncio.Event) -> None:
-        """Drain the inbox whenever woken (and every ``POLL_SECONDS``) until ``stop``."""
-        await drain(lambda: asyncio.to_thread(self.run_once), stop, wake, self.outbox_wake)
+    async def run_forever(
+        self,
+        stop: asyncio.Event,
+        wake: asyncio.Event,
+        written: Callable[[Batch], None] | None = None,
+    ) -> None:
+        """Drain the inbox whenever woken (and every ``POLL_SECONDS``) until ``stop``.
+
+        ``written`` is told of each batch's replies (else ``outbox_wake`` is set).
+        """
+        batch = lambda: asyncio.to_thread(self.run_batch)  # noqa: E731
+        await drain(batch, stop, wake, written or _waker(self.outbox_wake))
+
+
+def _waker(outbox_wake: asyncio.Event | None) -> Callable[[Batch], None]:
+    """Tell the sender of a batch's replies by waking it (it finds them itself)."""
+
+    def written(batch: Batch) -> None:
+        if outbox_wake is not None and (batch.replies or batch.unclaimed):
+            outbox_wake.set()
+
+    return written
 
 
 async def drain(
-    batch: Callable[[], Awaitable[int]],
+    batch: Callable[[], Awaitable[Batch]],
     stop: asyncio.Event,
     wake: asyncio.Event,
-    outbox_wake: asyncio.Event | None,
+    written: Callable[[Batch], None],
 ) -> None:
-    """Run ``batch`` while it finds mail, then whenever woken (or every ``POLL_SECONDS``)."""
+    """Run ``batch`` while it finds mail, then whenever woken (or every ``POLL_SECONDS``).
+
+    ``written`` gets each batch that did something, for its replies.
+    """
     while not stop.is_set():
         wake.clear()
         try:
-            n = await batch()
+            done = await batch()
         except Exception:
             log.exception("inbox worker: database trouble; trying again")
-            n = 0
-        if n:
-            if outbox_wake is not None:
-                outbox_wake.set()  # its replies are waiting
+            done = NOTHING
+        if done.done:
+            written(done)
             continue
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(wake.wait(), POLL_SECONDS)
@@ -491,7 +554,9 @@ def _die_with(server_pid: int) -> None:
         os._exit(1)
 
 
-def _start_process(config: Config, worker_id: str, server_pid: int, shard: tuple[int, int]) -> None:
+def _start_process(
+    config: Config, worker_id: str, server_pid: int, shard: tuple[int, int], hand_over: bool
+) -> None:
     """A worker process's start: bound to the server's life, its own log and connection."""
     from pbm.mail.server import configure_logging
 
@@ -502,16 +567,16 @@ def _start_process(config: Config, worker_id: str, server_pid: int, shard: tuple
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     configure_logging(config.server.log_level)
     db = store.Database.open(config)
-    _PROCESS_WORKER = InboxWorker(db, config, worker_id, shard=shard)
+    _PROCESS_WORKER = InboxWorker(db, config, worker_id, shard=shard, hand_over_replies=hand_over)
 
 
 def _ping() -> bool:
     return _PROCESS_WORKER is not None
 
 
-def _run_in_process() -> int:
+def _run_in_process() -> Batch:
     assert _PROCESS_WORKER is not None
-    return _PROCESS_WORKER.run_once()
+    return _PROCESS_WORKER.run_batch()
 
 
 class WorkerProcesses:
@@ -531,11 +596,14 @@ class WorkerProcesses:
         processes: int,
         worker_id: str,
         outbox_wake: asyncio.Event | None = None,
+        hand_over_replies: bool = False,
     ) -> None:
+        """``hand_over_replies`` as for ``InboxWorker``."""
         self.config = config
         self.processes = processes
         self.worker_id = worker_id
         self.outbox_wake = outbox_wake
+        self.hand_over_replies = hand_over_replies
         self._pools = [self._new_pool(k) for k in range(processes)]
 
     def _new_pool(self, k: int) -> ProcessPoolExecutor:
@@ -544,7 +612,13 @@ class WorkerProcesses:
             1,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_process,
-            initargs=(self.config, self.worker_id, os.getpid(), (k, self.processes)),
+            initargs=(
+                self.config,
+                self.worker_id,
+                os.getpid(),
+                (k, self.processes),
+                self.hand_over_replies,
+            ),
         )
 
     async def ready(self) -> None:
@@ -557,8 +631,13 @@ class WorkerProcesses:
         for pool in self._pools:
             pool.shutdown(wait=True)
 
-    async def run_forever(self, stop: asyncio.Event, wake: asyncio.Event) -> None:
-        """Drain the inbox whenever woken (and every ``POLL_SECONDS``) until ``stop``."""
+    async def run_forever(
+        self,
+        stop: asyncio.Event,
+        wake: asyncio.Event,
+        written: Callable[[Batch], None] | None = None,
+    ) -> None:
+        """As ``InboxWorker.run_forever``, each process on its share of the mail."""
         loop = asyncio.get_running_loop()
         # Every process is woken by new mail, whoever it is for.
         wakes = [asyncio.Event() for _ in self._pools]
@@ -570,22 +649,25 @@ class WorkerProcesses:
                 for w in wakes:
                     w.set()
 
-        def batch(k: int) -> Callable[[], Awaitable[int]]:
-            async def run() -> int:
+        def batch(k: int) -> Callable[[], Awaitable[Batch]]:
+            async def run() -> Batch:
                 try:
                     return await loop.run_in_executor(self._pools[k], _run_in_process)
                 except BrokenProcessPool:
                     log.error("inbox worker process %d died; starting a new one", k + 1)
                     await asyncio.to_thread(self._pools[k].shutdown, wait=False)
                     self._pools[k] = self._new_pool(k)
-                    return 0
+                    return NOTHING
 
             return run
 
         relaying = asyncio.create_task(relay())
         try:
             await asyncio.gather(
-                *(drain(batch(k), stop, wakes[k], self.outbox_wake) for k in range(self.processes))
+                *(
+                    drain(batch(k), stop, wakes[k], written or _waker(self.outbox_wake))
+                    for k in range(self.processes)
+                )
             )
         finally:
             relaying.cancel()
