@@ -11,6 +11,7 @@ final board, each player's rating change. Every line fits in 78 characters
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -94,6 +95,21 @@ def fmt_time(t: datetime | None) -> str:
 
 def wrap(text: str, indent: str = "", width: int = WIDTH) -> list[str]:
     """Wrap each paragraph of ``text`` to ``width``, prefixing ``indent``."""
+    if len(text) <= _KEPT_TEXT:
+        return list(_kept_wrap(text, indent, width))
+    return _wrap(text, indent, width)
+
+
+_KEPT_TEXT = 400  # texts up to this long are wrapped once and kept (see _kept_wrap)
+
+
+@functools.lru_cache(maxsize=512)
+def _kept_wrap(text: str, indent: str, width: int) -> tuple[str, ...]:
+    # Most of a board mail's sentences are the same in every mail: wrapped once.
+    return tuple(_wrap(text, indent, width))
+
+
+def _wrap(text: str, indent: str, width: int) -> list[str]:
     lines: list[str] = []
     for para in text.splitlines() or [""]:
         if not para.strip():

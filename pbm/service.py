@@ -27,9 +27,10 @@ same transaction, the moment the opponent moves. Every finished game
 
 from __future__ import annotations
 
+import functools
 import hmac
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -315,14 +316,8 @@ _MOVE_LINES = (  # the fields of a MoveLine, in its order
     .where(col(Move.board) == sa.bindparam("board"))
     .order_by(col(Move.ply))
 )
-_DISPLAYS = sa.select(col(Player.userid), col(Player.display)).where(
-    col(Player.userid).in_(sa.bindparam("userids", expanding=True))
-)
 _PASSWORD_HASH = sa.select(col(Player.password_hash)).where(
     col(Player.userid) == sa.bindparam("userid")
-)
-_EMAILS = sa.select(col(Player.userid), col(Player.email)).where(
-    col(Player.userid).in_(sa.bindparam("userids", expanding=True))
 )
 _SUBSCRIPTIONS = (
     sa.select(col(Subscription.userid), col(Subscription.email))
@@ -330,15 +325,36 @@ _SUBSCRIPTIONS = (
     .order_by(col(Subscription.id))
 )
 _VACATIONS = sa.select(col(Vacation.userid), col(Vacation.starts_at), col(Vacation.ends_at)).where(
-    col(Vacation.userid).in_(sa.bindparam("userids", expanding=True)),
+    col(Vacation.userid).in_([sa.bindparam("white"), sa.bindparam("black")]),
     col(Vacation.ends_at) > sa.bindparam("after", type_=UTCDateTime),
 )
+
+
+@functools.lru_cache(maxsize=32)
+def _people_of(count: int) -> sa.Executable:
+    """userid, display and email of ``count`` players (parameters ``u0``, ``u1``, ...).
+
+    One statement per count, built once: an expanding ``IN`` is compiled
+    anew on every call, which costs more than the query.
+    """
+    return sa.select(col(Player.userid), col(Player.display), col(Player.email)).where(
+        col(Player.userid).in_([sa.bindparam(f"u{i}") for i in range(count)])
+    )
+
+
 _PAUSES = sa.select(col(ClockPause.started_at), col(ClockPause.ended_at)).where(
     sa.or_(
         col(ClockPause.ended_at).is_(None),
         col(ClockPause.ended_at) > sa.bindparam("after", type_=UTCDateTime),
     )
 )
+
+
+class Person(NamedTuple):
+    """A player as board mails name and address them."""
+
+    display: str
+    email: str
 
 
 class Follower(NamedTuple):
@@ -553,8 +569,12 @@ class Service:
         now: datetime | None = None,
         played: Sequence[MoveLine] = (),
         subs: Sequence[Follower] | None = None,
+        people: Mapping[str, Person] | None = None,
     ) -> BoardView:
         """What a board mail shows; ``played``: moves not yet in the database (a plan's).
+
+        ``subs`` and ``people`` (by userid), when given, are the board's
+        subscribers and the players it names, read already.
 
         Few statements, and plain columns rather than ORM objects: a board mail
         goes out with every move.
@@ -563,7 +583,10 @@ class Service:
         now = now or self.clock()
         stored = _rows(session, _MOVE_LINES, board=game.board)
         moves = [*(MoveLine(*row) for row in stored), *played]
-        names = self._displays(session, [game.white, game.black, *(m.userid for m in moves)])
+        wanted = {game.white, game.black, *(m.userid for m in moves)}
+        if people is None or not wanted <= people.keys():
+            people = self._people(session, wanted)
+        names = {uid: people[uid].display if uid in people else uid for uid in wanted}
         if subs is None:
             subs = self._subscriptions(session, game)
         next_nag_at = forfeit_at = None
@@ -575,7 +598,7 @@ class Service:
             vacations = [
                 Away(*row)
                 for row in _rows(
-                    session, _VACATIONS, userids=[game.white, game.black], after=min(since, now)
+                    session, _VACATIONS, white=game.white, black=game.black, after=min(since, now)
                 )
             ]
             st = self._clock_state(session, game, now, vacations=vacations)
@@ -829,27 +852,43 @@ class Service:
             .execution_options(populate_existing=True)
         ).one()
 
-    @staticmethod
-    def _displays(session: Session, userids: Sequence[str]) -> dict[str, str]:
+    @classmethod
+    def _displays(cls, session: Session, userids: Iterable[str]) -> dict[str, str]:
         wanted = set(userids)
-        rows = _rows(session, _DISPLAYS, userids=list(wanted))
-        found = {userid: display for userid, display in rows}
-        return {u: found.get(u, u) for u in wanted}
+        found = cls._people(session, wanted)
+        return {u: found[u].display if u in found else u for u in wanted}
+
+    @staticmethod
+    def _people(session: Session, userids: Iterable[str]) -> dict[str, Person]:
+        """The players of ``userids`` that exist, by userid."""
+        wanted = sorted(set(userids))
+        if not wanted:
+            return {}
+        params = {f"u{i}": uid for i, uid in enumerate(wanted)}
+        return {
+            uid: Person(display, email)
+            for uid, display, email in _rows(session, _people_of(len(wanted)), **params)
+        }
 
     @staticmethod
     def _subscriptions(session: Session, game: Game) -> list[Follower]:
         return [Follower(*row) for row in _rows(session, _SUBSCRIPTIONS, board=game.board)]
 
     def _audience(
-        self, session: Session, game: Game, subs: Sequence[Follower] | None = None
+        self,
+        session: Session,
+        game: Game,
+        subs: Sequence[Follower] | None = None,
+        people: Mapping[str, Person] | None = None,
     ) -> list[tuple[str | None, str]]:
         """(userid or None, address) of both players, then the subscribers."""
         if subs is None:
             subs = self._subscriptions(session, game)
-        uids = {game.white, game.black, *(s.userid for s in subs if s.userid)}
-        emails: dict[str, str] = {
-            userid: email for userid, email in _rows(session, _EMAILS, userids=list(uids))
-        }
+        if people is None:
+            people = self._people(
+                session, {game.white, game.black, *(s.userid for s in subs if s.userid)}
+            )
+        emails = {uid: person.email for uid, person in people.items()}
         out: list[tuple[str | None, str]] = []
         for uid in (game.white, game.black):
             if uid not in emails:
@@ -879,9 +918,13 @@ class Service:
         can answer with chat, undo, resign and the like.
         """
         subs = self._subscriptions(session, game)
-        view = self._view(session, game, now, played, subs)
+        # Who is named and who is written to, in one read: the players, the subscribers.
+        people = self._people(
+            session, {game.white, game.black, *(s.userid for s in subs if s.userid)}
+        )
+        view = self._view(session, game, now, played, subs, people)
         replies: list[Reply] = []
-        for uid, address in self._audience(session, game, subs):
+        for uid, address in self._audience(session, game, subs, people):
             seat = game.seat_of(uid) if uid is not None else None
             name = view.players[seat] if seat is not None else None
             subject, body = render_board_mail(view, name, headline)
@@ -1250,8 +1293,8 @@ class Service:
         """
         try:
             with self._unit(message_id) as (s, now):
-                if self._queued_on(s, plan.board):
-                    raise _PlanOutdated
+                # Queuing moves bumps the version too: a plan made with no queue
+                # on its board finds the version changed if one was queued since.
                 db = s.connection()
                 changed = db.execute(
                     _PLAYED,
@@ -1643,6 +1686,7 @@ class Service:
                     raise BadRequest(f"You have no queued moves on board {board}.")
                 for row in mine:
                     s.delete(row)
+                bump_version(s, game)  # a planned move must see that the queue changed
                 text = f"Your {len(mine)} queued move(s) on board {board} are forgotten."
                 return self._send(
                     s, now, self._note(player.email, title, text, board), sender, message_id
@@ -1671,7 +1715,7 @@ class Service:
                     created_at=now,
                 )
             )
-            s.flush()
+            bump_version(s, game)  # a planned move must see that the queue changed
             queue = [
                 *mine,
                 QueuedMove(

@@ -123,7 +123,7 @@ class Game(SQLModel, table=True):
     termination: str | None = None  # castle | no moves | resign | forfeit
     position: str = Field(sa_type=sa.Text)
     ply: int = 0
-    version: int = 0  # bumped by every change; guards against lost updates
+    version: int = 0  # bumped by every change, queued moves too; guards lost updates
     nag_days: int
     forfeit_days: int
     created_at: datetime = _utc_column()
@@ -736,20 +736,40 @@ def release_inbox(session: Session, ids: Sequence[int]) -> None:
     )
 
 
+_INBOX = InboxMessage.__table__  # type: ignore[attr-defined]
+_FINISH = (
+    sa.update(_INBOX)
+    .where(_INBOX.c.id == sa.bindparam("inbox_id"))
+    .values(
+        status=sa.bindparam("status"),
+        note=sa.bindparam("note"),
+        processed_at=sa.bindparam("processed_at"),
+    )
+)
+
+
 def finish_inbox(
     session: Session, inbox_id: int, status: str, now: datetime, note: str | None = None
 ) -> None:
     """Mark an inbox row ``done``, ``ignored`` or ``failed``."""
-    if status not in ("done", "ignored", "failed"):
-        raise ValueError(f"bad inbox status {status!r}")
-    table = InboxMessage.__table__  # type: ignore[attr-defined]
-    done = session.connection().execute(
-        sa.update(table)
-        .where(table.c.id == inbox_id)
-        .values(status=status, note=note, processed_at=now)
-    )
-    if not done.rowcount:
+    if not finish_inbox_many(session, [(inbox_id, status, note)], now):
         raise KeyError(inbox_id)
+
+
+def finish_inbox_many(
+    session: Session, finished: Sequence[tuple[int, str, str | None]], now: datetime
+) -> int:
+    """Mark inbox rows (id, status, note) with one statement; how many rows were marked."""
+    for _, status, _ in finished:
+        if status not in ("done", "ignored", "failed"):
+            raise ValueError(f"bad inbox status {status!r}")
+    if not finished:
+        return 0
+    params = [
+        {"inbox_id": inbox_id, "status": status, "note": note, "processed_at": now}
+        for inbox_id, status, note in finished
+    ]
+    return int(session.connection().execute(_FINISH, params).rowcount)
 
 
 def claim_outbox(

@@ -139,7 +139,7 @@ class Watcher:
             mid = m.group(1).decode()
             with self.lock:
                 ev = self.waiting.pop(mid, None)
-                self.arrived[mid] = time.perf_counter()
+                self.arrived[mid] = time.time()
             if ev is not None:
                 ev.set()
 
@@ -276,7 +276,7 @@ def run_pbm(
         with smtplib.SMTP("127.0.0.1", port, timeout=60) as smtp:
             for ply, (sender, to, mid, raw) in enumerate(scripts[i]):
                 ev = watcher.expect(mid)
-                t0 = time.perf_counter()
+                t0 = time.time()
                 smtp.sendmail(sender, [to], raw)
                 if not ev.wait(30):
                     with lock:
@@ -306,7 +306,7 @@ def run_pbm(
     engine = sa.create_engine(cfg.database_url)
     with engine.connect() as conn:
         rows = conn.exec_driver_sql(
-            "select i.received_at, min(o.created_at) from inbox i join outbox o "
+            "select i.received_at, min(o.created_at), i.message_id from inbox i join outbox o "
             "on o.in_reply_to = i.message_id group by i.id"
         ).all()
         applied = conn.exec_driver_sql("select count(*) from moves").scalar_one()
@@ -323,7 +323,9 @@ def run_pbm(
             return datetime.fromisoformat(v).timestamp()
         return v.timestamp()  # type: ignore[attr-defined,no-any-return]
 
-    server_lat = [seconds(b) - seconds(a) for a, b in rows]
+    server_lat = [seconds(b) - seconds(a) for a, b, _ in rows]
+    # The reply's file in new/, as the client saw it, after its outbox row was written.
+    to_maildir = [watcher.arrived[mid] - seconds(b) for _, b, mid in rows if mid in watcher.arrived]
     send_lat = [seconds(b) - seconds(a) for a, b in sending]
     if errors:
         print("errors:", *errors[:5], sep="\n  ")
@@ -338,6 +340,8 @@ def run_pbm(
         "rt_mean": statistics.fmean(round_trips) * 1000,
         "send_p50": pct(send_lat, 50) * 1000,
         "send_p99": pct(send_lat, 99) * 1000,
+        "file_p50": pct(to_maildir, 50) * 1000,
+        "file_p99": pct(to_maildir, 99) * 1000,
         "cpu_per_move": cpu / max(applied, 1) * 1000,
         "workers_cpu_per_move": workers_cpu / max(applied, 1) * 1000,
         "client_cpu_per_move": own_cpu / max(applied, 1) * 1000,
@@ -408,6 +412,8 @@ def main() -> None:
     print(f"  accepted -> reply written  p99  {r['srv_p99']:8.1f} ms   (target < 300)")
     print(f"  reply written -> sent      p50  {r['send_p50']:8.1f} ms")
     print(f"  reply written -> sent      p99  {r['send_p99']:8.1f} ms")
+    print(f"  reply written -> in Maildir p50 {r['file_p50']:8.1f} ms")
+    print(f"  reply written -> in Maildir p99 {r['file_p99']:8.1f} ms")
     print(f"  server CPU per move             {r['cpu_per_move']:8.1f} ms   (listener, sender)")
     print(f"  worker processes' CPU per move  {r['workers_cpu_per_move']:8.1f} ms")
     print(f"  clients' CPU per move           {r['client_cpu_per_move']:8.1f} ms")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import email
 from email import policy
 
-from pbm.mail.headers import ParsedOnce
+from pbm.mail.headers import DEFAULT_POLICY, ParsedOnce
 
 
 def test_a_lookup_is_parsed_once() -> None:
@@ -61,3 +61,43 @@ def test_mime_headers_are_parsed_once_for_all_messages() -> None:
     assert first.get_content_charset() == "utf-8"
     # Flattening clones the policy; the shared parse still serves (and is still right).
     assert b"charset=utf-8" in first.as_bytes(policy=policy.SMTP.clone(linesep="\n"))
+
+
+def test_a_senders_addresses_are_parsed_once_for_all_his_messages() -> None:
+    def mail(sender: str) -> ParsedOnce:
+        msg = email.message_from_bytes(
+            f"From: {sender}\r\nTo: pbm@example.org\r\n\r\nhi\r\n".encode(),
+            _class=ParsedOnce,
+            policy=policy.default,
+        )
+        assert isinstance(msg, ParsedOnce)
+        return msg
+
+    first, second = mail('"Bob B." <bob@example.net>'), mail('"Bob B." <bob@example.net>')
+    assert first["From"] is second["From"]
+    assert first["To"] is second["To"]
+    other = mail("=?utf-8?q?J=C3=BCrgen?= <j@example.net>")
+    assert other["From"].addresses[0].display_name == "Jürgen"
+    assert first["From"].addresses[0].addr_spec == "bob@example.net"
+
+
+def test_header_classes_are_made_once_per_kind() -> None:
+    def mail(subject: str) -> ParsedOnce:
+        msg = email.message_from_bytes(
+            f"Subject: {subject}\r\nX-Mailer: x\r\nDate: Fri, 1 Mar 2024 12:00:00 +0000\r\n\r\n"
+            "hi\r\n".encode(),
+            _class=ParsedOnce,
+            policy=DEFAULT_POLICY,
+        )
+        assert isinstance(msg, ParsedOnce)
+        return msg
+
+    first, second = mail("one"), mail("two")
+    assert type(first["Subject"]) is type(second["Subject"])
+    assert type(first["X-Mailer"]) is type(mail("three")["X-Mailer"])  # any name, one kind
+    assert type(first["Date"]) is not type(first["Subject"])
+    assert first["Date"].datetime.year == 2024 and second["Subject"] == "two"
+    # The standard registry makes a class per header: ours is a drop-in for it.
+    plain = email.message_from_bytes(b"Subject: one\r\n\r\n", policy=policy.default)
+    assert type(plain["Subject"]) is not type(plain["Subject"])
+    assert plain["Subject"] == first["Subject"]

@@ -154,7 +154,7 @@ def test_a_plan_outdated_by_an_undo_request_is_decided_afresh(
 def test_a_move_queued_after_the_plan_is_still_answered(
     db: Database, svc: Service, board: int
 ) -> None:
-    """A queue does not change the board row, so the plan's writing looks for queues itself."""
+    """Queuing bumps the board's version, so the plan is found outdated and not used."""
     opening = ACCASTA.new().legal_moves()[0]
     svc.move(board, "alice", PW, opening)
     position = ACCASTA.load(game(db, board).position)
@@ -163,12 +163,31 @@ def test_a_move_queued_after_the_plan_is_still_answered(
     assert plan is not None
     queued = position.play(answer)[0].legal_moves()[0]
     svc.queue(board, "alice", PW, queued)
+    assert game(db, board).version == plan.version + 1
     replies = svc.move(board, "bob", PW, answer, plan=plan)
     g = game(db, board)
     assert g.ply == 3  # bob's move, then alice's queued one at once
     assert any("queued" in r.subject for r in replies)
     with db.read() as s:
         assert s.exec(select(QueuedMove)).all() == []
+
+
+def test_a_queue_cleared_again_outdates_a_plan(db: Database, svc: Service, board: int) -> None:
+    """Queued and cleared between plan and write: no queue is left, but the plan is not used."""
+    opening = ACCASTA.new().legal_moves()[0]
+    svc.move(board, "alice", PW, opening)
+    position = ACCASTA.load(game(db, board).position)
+    answer = position.legal_moves()[0]
+    plan = svc.plan_move(board, "bob", PW, answer)
+    assert plan is not None
+    svc.queue(board, "alice", PW, position.play(answer)[0].legal_moves()[0])
+    svc.queue(board, "alice", PW, None)
+    assert game(db, board).version == plan.version + 2
+    replies = svc.move(board, "bob", PW, answer, plan=plan)
+    assert game(db, board).ply == 2
+    # Made afresh: new board mails, not the plan's.
+    assert len(replies) == len(plan.replies)
+    assert not any(r is p for r, p in zip(replies, plan.replies, strict=True))
 
 
 def test_a_plan_for_another_command_is_ignored(db: Database, svc: Service, board: int) -> None:

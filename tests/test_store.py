@@ -356,6 +356,34 @@ def test_claim_inbox_hands_each_row_out_once(db: Database) -> None:
     assert again == {first[1], second[0]}
 
 
+def test_finish_inbox_many_marks_each_row_its_own_way(db: Database) -> None:
+    with db.transaction() as s:
+        ids = [
+            store.add_inbox(s, b"raw", "a@x.org", ["pbm@example.org"], f"<{i}@x>", T0)
+            for i in range(3)
+        ]
+    later = T0 + timedelta(seconds=5)
+    with db.transaction() as s:
+        marked = store.finish_inbox_many(
+            s,
+            [(ids[0], "done", "1 of 1"), (ids[1], "ignored", "bounce"), (ids[2], "failed", None)],
+            later,
+        )
+        assert marked == 3
+        assert store.finish_inbox_many(s, [(999_999, "done", None)], later) == 0
+        with pytest.raises(ValueError, match="bad inbox status"):
+            store.finish_inbox_many(s, [(ids[0], "lost", None)], later)
+        with pytest.raises(KeyError):
+            store.finish_inbox(s, 999_999, "done", later)
+    with db.read() as s:
+        rows = [s.get(store.InboxMessage, i) for i in ids]
+        assert [(r.status, r.note, r.processed_at) for r in rows if r is not None] == [
+            ("done", "1 of 1", later),
+            ("ignored", "bounce", later),
+            ("failed", None, later),
+        ]
+
+
 def test_claim_outbox_respects_due_time_and_lease(db: Database, config: Config) -> None:
     with db.transaction() as s:
         ids = store.enqueue_replies(

@@ -1,26 +1,64 @@
-"""``ParsedOnce``: an email message whose header lookups are parsed once, not on every call.
+"""Header parsing without repeated work: ``ParsedOnce`` and two policies.
 
 ``policy.default`` builds a new header object (a full RFC 5322 parse) on every
 ``get``, and reading or flattening one message asks for Content-Type alone
-many times over. This class keeps each answer until the headers change.
+many times over. ``ParsedOnce`` keeps each answer until the headers change.
+
+The standard ``HeaderRegistry`` also makes a new class for every header it
+parses; ``DEFAULT_POLICY`` and ``SMTP_POLICY`` are ``policy.default`` and
+``policy.SMTP`` with a registry that makes each class once.
 """
 
 from __future__ import annotations
 
+from email import policy
+from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage
 from typing import Any
+
+
+class HeaderClasses(HeaderRegistry):
+    """A ``HeaderRegistry`` that makes each header class once and keeps it.
+
+    Header classes keep no state of their own (a parsed header is an
+    instance), so one class per kind serves every header of that kind. Kept
+    by kind, not by header name: mail can invent any number of names.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._classes: dict[type[Any], type[BaseHeader]] = {}
+
+    def __getitem__(self, name: str) -> type[BaseHeader]:
+        kind = self.registry.get(name.lower(), self.default_class)
+        made = self._classes.get(kind)
+        if made is None:
+            made = self._classes[kind] = super().__getitem__(name)
+        return made
+
+
+DEFAULT_POLICY = policy.default.clone(header_factory=HeaderClasses())
+SMTP_POLICY = policy.SMTP.clone(header_factory=HeaderClasses())
 
 _ABSENT = object()
 _PARSED = "_pbm_parsed"
 
 
-# MIME headers whose few usual values recur in every message: parsed once per
-# process, not once per message (the parsed header objects are immutable).
+# Headers whose values recur from message to message (the MIME ones in every
+# message, a player's From and To in each of his): parsed once per process, not
+# once per message. The parsed header objects are immutable.
 _SHARED_NAMES = frozenset(
-    {"content-type", "content-transfer-encoding", "content-disposition", "mime-version"}
+    {
+        "content-type",
+        "content-transfer-encoding",
+        "content-disposition",
+        "mime-version",
+        "from",
+        "to",
+    }
 )
 _SHARED: dict[tuple[Any, str, str], Any] = {}
-_SHARED_LIMIT = 256
+_SHARED_LIMIT = 1024
 
 
 class ParsedOnce(EmailMessage):

@@ -20,11 +20,10 @@ import email.utils
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from email import policy
 from email.message import EmailMessage, Message
 from html.parser import HTMLParser
 
-from pbm.mail.headers import ParsedOnce
+from pbm.mail.headers import DEFAULT_POLICY, ParsedOnce
 from pbm.replies import TokenAddress, parse_token_address
 
 # --- the message ----------------------------------------------------------------
@@ -65,7 +64,7 @@ def read_message(
     return_path = _clean(mail_from).strip().strip("<>").strip()
     rcpt = tuple(_clean(r).strip().strip("<>") for r in rcpt_tos)
     try:
-        msg = email.message_from_bytes(raw, _class=ParsedOnce, policy=policy.default)
+        msg = email.message_from_bytes(raw, _class=ParsedOnce, policy=DEFAULT_POLICY)
         sender_name, sender = _from_address(msg)
         text = _body_text(msg)
         return Inbound(

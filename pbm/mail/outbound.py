@@ -10,7 +10,6 @@ on a temporary failure, or failed for good.
 from __future__ import annotations
 
 import asyncio
-import email.policy
 import functools
 import itertools
 import logging
@@ -33,7 +32,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from pbm.config import Config, ConfigError
-from pbm.mail.headers import ParsedOnce
+from pbm.mail.headers import SMTP_POLICY, ParsedOnce
 from pbm.store import Database, OutboxMessage, claim_outbox, outbox_failed, outbox_sent
 
 log = logging.getLogger(__name__)
@@ -114,7 +113,7 @@ def build_message(mail: OutgoingMail, config: Config) -> EmailMessage:
     The same row always gives the same message (``Date`` is the row's
     ``created_at``), so a retried mail is byte-for-byte the first attempt.
     """
-    msg = ParsedOnce(policy=email.policy.SMTP)
+    msg = ParsedOnce(policy=SMTP_POLICY)
     headers: list[tuple[str, str]] = [
         ("From", from_header(config.mail.from_name, config.mail.address)),
         ("To", mail.to_addr),

@@ -388,7 +388,7 @@ class InboxWorker:
             return int(n)
 
     def process(self, mail: Mail) -> Mail:
-        """Run one mail through the steps and mark its inbox row."""
+        """Run one mail through the steps; its ``outcome`` is then set (see ``finish``)."""
         try:
             # A savepoint per mail: whatever goes wrong in one mail, even in the
             # database, is undone alone and cannot spoil the rest of the batch.
@@ -400,11 +400,16 @@ class InboxWorker:
         except Exception as exc:  # a broken mail must never stop the worker
             log.exception("inbox %d failed", mail.row_id)
             mail.settle("failed", f"{type(exc).__name__}: {exc}")
-        with self.db.statement() as s:
-            store.finish_inbox(
-                s, mail.row_id, mail.outcome or "done", self.clock(), mail.note[:500]
-            )
+        if mail.outcome is None:
+            mail.settle("done", mail.note)
         return mail
+
+    def finish(self, mails: list[Mail]) -> None:
+        """Mark the inbox rows of processed mails, all with one statement."""
+        with self.db.statement() as s:
+            store.finish_inbox_many(
+                s, [(m.row_id, m.outcome or "done", m.note[:500]) for m in mails], self.clock()
+            )
 
     def run_once(self, limit: int = BATCH) -> int:
         """Process waiting mails in one batch; returns how many (see ``run_batch``)."""
@@ -445,7 +450,6 @@ class InboxWorker:
         if not mails:
             return NOTHING
         deadline = time.monotonic() + BATCH_SECONDS
-        done = 0
         handed: list[store.ClaimedMail] = []
         self._written.clear()
         with self.db.batch() as s:
@@ -459,16 +463,17 @@ class InboxWorker:
                 )
             )
             late: list[int] = []
+            processed: list[Mail] = []
             for mail in mails:
                 if mail.row_id not in claimed:
                     continue  # another worker took it
-                if done and time.monotonic() > deadline:
+                if processed and time.monotonic() > deadline:
                     # Out of time: it goes back, for the next batch (or another worker).
                     late.append(mail.row_id)
                     self._prepared[mail.row_id] = mail
                     continue
-                self.process(mail)
-                done += 1
+                processed.append(self.process(mail))
+            self.finish(processed)
             if late:
                 store.release_inbox(s, late)
             if self.hand_over_replies:
@@ -476,7 +481,7 @@ class InboxWorker:
                     s, self._written, self.worker_id, self.clock(), HANDOVER_LEASE
                 )
         # Rolled-back rows are among the written ids too: then the sender looks in vain.
-        return Batch(done, handed, unclaimed=len(handed) < len(self._written))
+        return Batch(len(processed), handed, unclaimed=len(handed) < len(self._written))
 
     async def run_forever(
         self,
