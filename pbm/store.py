@@ -744,6 +744,9 @@ _FINISH = (
         status=sa.bindparam("status"),
         note=sa.bindparam("note"),
         processed_at=sa.bindparam("processed_at"),
+        message_id=sa.func.coalesce(
+            sa.bindparam("message_id", type_=sa.String), _INBOX.c.message_id
+        ),
     )
 )
 
@@ -752,23 +755,27 @@ def finish_inbox(
     session: Session, inbox_id: int, status: str, now: datetime, note: str | None = None
 ) -> None:
     """Mark an inbox row ``done``, ``ignored`` or ``failed``."""
-    if not finish_inbox_many(session, [(inbox_id, status, note)], now):
+    if not finish_inbox_many(session, [Finished(inbox_id, status, note)], now):
         raise KeyError(inbox_id)
 
 
-def finish_inbox_many(
-    session: Session, finished: Sequence[tuple[int, str, str | None]], now: datetime
-) -> int:
-    """Mark inbox rows (id, status, note) with one statement; how many rows were marked."""
-    for _, status, _ in finished:
-        if status not in ("done", "ignored", "failed"):
-            raise ValueError(f"bad inbox status {status!r}")
+class Finished(NamedTuple):
+    """How an inbox row ended: its status and note, and the Message-ID read from it."""
+
+    inbox_id: int
+    status: str  # done | ignored | failed
+    note: str | None = None
+    message_id: str | None = None  # None: leave the row's as it is
+
+
+def finish_inbox_many(session: Session, finished: Sequence[Finished], now: datetime) -> int:
+    """Mark inbox rows with one statement; how many rows were marked."""
+    for row in finished:
+        if row.status not in ("done", "ignored", "failed"):
+            raise ValueError(f"bad inbox status {row.status!r}")
     if not finished:
         return 0
-    params = [
-        {"inbox_id": inbox_id, "status": status, "note": note, "processed_at": now}
-        for inbox_id, status, note in finished
-    ]
+    params = [{**row._asdict(), "processed_at": now} for row in finished]
     return int(session.connection().execute(_FINISH, params).rowcount)
 
 

@@ -364,23 +364,25 @@ def test_finish_inbox_many_marks_each_row_its_own_way(db: Database) -> None:
         ]
     later = T0 + timedelta(seconds=5)
     with db.transaction() as s:
-        marked = store.finish_inbox_many(
-            s,
-            [(ids[0], "done", "1 of 1"), (ids[1], "ignored", "bounce"), (ids[2], "failed", None)],
-            later,
-        )
-        assert marked == 3
-        assert store.finish_inbox_many(s, [(999_999, "done", None)], later) == 0
+        finished = [
+            store.Finished(ids[0], "done", "1 of 1", "<new@x>"),
+            store.Finished(ids[1], "ignored", "bounce"),
+            store.Finished(ids[2], "failed", None),
+        ]
+        assert store.finish_inbox_many(s, finished, later) == 3
+        assert store.finish_inbox_many(s, [store.Finished(999_999, "done")], later) == 0
         with pytest.raises(ValueError, match="bad inbox status"):
-            store.finish_inbox_many(s, [(ids[0], "lost", None)], later)
+            store.finish_inbox_many(s, [store.Finished(ids[0], "lost")], later)
         with pytest.raises(KeyError):
             store.finish_inbox(s, 999_999, "done", later)
     with db.read() as s:
         rows = [s.get(store.InboxMessage, i) for i in ids]
-        assert [(r.status, r.note, r.processed_at) for r in rows if r is not None] == [
-            ("done", "1 of 1", later),
-            ("ignored", "bounce", later),
-            ("failed", None, later),
+        assert [
+            (r.status, r.note, r.processed_at, r.message_id) for r in rows if r is not None
+        ] == [
+            ("done", "1 of 1", later, "<new@x>"),  # the worker's reading of it
+            ("ignored", "bounce", later, "<1@x>"),  # as accepted: left alone
+            ("failed", None, later, "<2@x>"),
         ]
 
 

@@ -388,6 +388,22 @@ LEASE_MARGIN = timedelta(seconds=90)  # do not start a send this close to the le
 SEND_CONCURRENCY = 8  # mails pbm serve hands to the transport at once
 
 
+_OUTBOX = OutboxMessage.__table__  # type: ignore[attr-defined]
+# Delivered rows, marked sent in one statement (``OutboxSender._record_many``).
+_SENT = (
+    sa.update(_OUTBOX)
+    .where(_OUTBOX.c.id.in_(sa.bindparam("ids", expanding=True)), _OUTBOX.c.status == "pending")
+    .values(
+        status="sent",
+        sent_at=sa.bindparam("now"),
+        attempts=_OUTBOX.c.attempts + 1,
+        claimed_by=None,
+        claimed_until=None,
+    )
+    .returning(_OUTBOX.c.id)
+)
+
+
 def now_utc() -> datetime:
     """The default clock."""
     return datetime.now(UTC)
@@ -508,24 +524,8 @@ class OutboxSender:
         with self.db.transaction() as session:
             marked: set[int] = set()
             if delivered:
-                marked = set(
-                    session.execute(
-                        sa.update(OutboxMessage)
-                        .where(
-                            col(OutboxMessage.id).in_(delivered),
-                            col(OutboxMessage.status) == "pending",
-                        )
-                        .values(
-                            status="sent",
-                            sent_at=now,
-                            attempts=col(OutboxMessage.attempts) + 1,
-                            claimed_by=None,
-                            claimed_until=None,
-                        )
-                        .returning(col(OutboxMessage.id))
-                        .execution_options(synchronize_session=False)
-                    ).scalars()
-                )
+                found = session.connection().execute(_SENT, {"ids": delivered, "now": now})
+                marked = set(found.scalars())
             return [
                 "sent" if row_id in marked else self._record_in(session, row_id, error, now)
                 for row_id, error in outcomes

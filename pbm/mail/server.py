@@ -23,8 +23,6 @@ import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from email.parser import BytesHeaderParser
-from email.policy import compat32
 from typing import cast
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
@@ -51,23 +49,6 @@ def configure_logging(level: str) -> None:
     if level.upper() != "DEBUG":
         for chatty in ("alembic", "mail.log"):
             logging.getLogger(chatty).setLevel(logging.WARNING)
-
-
-def _message_id(raw: bytes) -> str | None:
-    """The Message-ID, for the inbox's index (the worker reads the mail properly)."""
-    try:
-        # compat32 hands the header over as written: a Message-ID has no encoded
-        # words to decode, and policy.default's full parse costs more than the rest
-        # of accepting a mail.
-        headers = BytesHeaderParser(policy=compat32).parsebytes(raw)
-        mid = headers.get("Message-ID")
-        if mid is None:
-            return None
-        # Undecodable bytes arrive as surrogate escapes, which a database cannot store.
-        text = str(mid).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        return " ".join(text.split()) or None
-    except Exception:  # a broken header section: the worker will deal with it
-        return None
 
 
 def accepts(address: str, config: Config) -> bool:
@@ -120,7 +101,8 @@ class InboxWriter:
             self._flushing = False
 
     def _store(self, mails: list[tuple[bytes, str, list[str]]]) -> list[int]:
-        rows = [(raw, mail_from, rcpts, _message_id(raw)) for raw, mail_from, rcpts in mails]
+        # The Message-ID is filled in by the worker, which reads the mail anyway.
+        rows = [(raw, mail_from, rcpts, None) for raw, mail_from, rcpts in mails]
         with self.db.transaction() as s:
             return store.add_inbox_many(s, rows, self.clock())
 
@@ -183,13 +165,37 @@ def tls_context(config: Config) -> ssl.SSLContext | None:
     return ctx
 
 
+class SMTPSession(SMTP):
+    """aiosmtpd's SMTP protocol, reading each envelope address once per process.
+
+    ``SMTP._getaddr`` parses MAIL FROM and RCPT TO arguments with the email
+    package's full address parser (and makes a class each time); players send
+    from the same few addresses to the same few, so the answers are kept.
+    """
+
+    def _getaddr(self, arg: str) -> tuple[str | None, str | None]:
+        key = (arg, self.local_part_limit)
+        found = _ENVELOPE_ADDRESSES.get(key)
+        if found is None:
+            found = super()._getaddr(arg)
+            if len(_ENVELOPE_ADDRESSES) >= _ENVELOPE_ADDRESSES_KEPT:
+                _ENVELOPE_ADDRESSES.clear()
+            _ENVELOPE_ADDRESSES[key] = found
+        return found
+
+
+# SMTPSession._getaddr's answers: (argument, local-part limit) -> (address, rest).
+_ENVELOPE_ADDRESSES: dict[tuple[str, int], tuple[str | None, str | None]] = {}
+_ENVELOPE_ADDRESSES_KEPT = 4096
+
+
 def smtp_factory(handler: InboxHandler, config: Config) -> Callable[[], SMTP]:
     """The protocol factory for ``loop.create_server``."""
     ctx = tls_context(config)
     hostname = config.smtp.hostname or socket.getfqdn()
 
     def make() -> SMTP:
-        return SMTP(
+        return SMTPSession(
             handler,
             data_size_limit=config.smtp.max_message_bytes,  # 552 when exceeded
             enable_SMTPUTF8=True,  # RFC 6531

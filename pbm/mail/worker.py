@@ -407,9 +407,17 @@ class InboxWorker:
     def finish(self, mails: list[Mail]) -> None:
         """Mark the inbox rows of processed mails, all with one statement."""
         with self.db.statement() as s:
-            store.finish_inbox_many(
-                s, [(m.row_id, m.outcome or "done", m.note[:500]) for m in mails], self.clock()
-            )
+            finished = [
+                store.Finished(
+                    m.row_id,
+                    m.outcome or "done",
+                    m.note[:500],
+                    # For the inbox's index: accepting a mail does not read it.
+                    (m.inbound.message_id or None) if m.inbound is not None else None,
+                )
+                for m in mails
+            ]
+            store.finish_inbox_many(s, finished, self.clock())
 
     def run_once(self, limit: int = BATCH) -> int:
         """Process waiting mails in one batch; returns how many (see ``run_batch``)."""
