@@ -8,13 +8,17 @@ from email import policy
 from pbm.mail.headers import DEFAULT_POLICY, ParsedOnce
 
 
-def test_a_lookup_is_parsed_once() -> None:
+def parsed(headers: str, using: policy.Policy = policy.default) -> ParsedOnce:
+    """A message of these header lines (CRLF-separated) and a one-line body."""
     msg = email.message_from_bytes(
-        b"Subject: =?utf-8?q?Gr=C3=BC=C3=9Fe?=\r\nContent-Type: text/plain\r\n\r\nhi\r\n",
-        _class=ParsedOnce,
-        policy=policy.default,
+        f"{headers}\r\n\r\nhi\r\n".encode(), _class=ParsedOnce, policy=using
     )
     assert isinstance(msg, ParsedOnce)
+    return msg
+
+
+def test_a_lookup_is_parsed_once() -> None:
+    msg = parsed("Subject: =?utf-8?q?Gr=C3=BC=C3=9Fe?=\r\nContent-Type: text/plain")
     first = msg["Subject"]
     assert first == "Grüße"
     assert msg.get("subject") is first  # the same header object: not parsed again
@@ -45,13 +49,7 @@ def test_every_change_is_seen() -> None:
 
 def test_mime_headers_are_parsed_once_for_all_messages() -> None:
     def mail(content_type: str) -> ParsedOnce:
-        msg = email.message_from_bytes(
-            f"Content-Type: {content_type}\r\n\r\nhi\r\n".encode(),
-            _class=ParsedOnce,
-            policy=policy.default,
-        )
-        assert isinstance(msg, ParsedOnce)
-        return msg
+        return parsed(f"Content-Type: {content_type}")
 
     first, second = mail("text/plain; charset=utf-8"), mail("text/plain; charset=utf-8")
     assert first["Content-Type"] is second["Content-Type"]  # one parse, shared
@@ -65,13 +63,7 @@ def test_mime_headers_are_parsed_once_for_all_messages() -> None:
 
 def test_a_senders_addresses_are_parsed_once_for_all_his_messages() -> None:
     def mail(sender: str) -> ParsedOnce:
-        msg = email.message_from_bytes(
-            f"From: {sender}\r\nTo: pbm@example.org\r\n\r\nhi\r\n".encode(),
-            _class=ParsedOnce,
-            policy=policy.default,
-        )
-        assert isinstance(msg, ParsedOnce)
-        return msg
+        return parsed(f"From: {sender}\r\nTo: pbm@example.org")
 
     first, second = mail('"Bob B." <bob@example.net>'), mail('"Bob B." <bob@example.net>')
     assert first["From"] is second["From"]
@@ -83,14 +75,8 @@ def test_a_senders_addresses_are_parsed_once_for_all_his_messages() -> None:
 
 def test_header_classes_are_made_once_per_kind() -> None:
     def mail(subject: str) -> ParsedOnce:
-        msg = email.message_from_bytes(
-            f"Subject: {subject}\r\nX-Mailer: x\r\nDate: Fri, 1 Mar 2024 12:00:00 +0000\r\n\r\n"
-            "hi\r\n".encode(),
-            _class=ParsedOnce,
-            policy=DEFAULT_POLICY,
-        )
-        assert isinstance(msg, ParsedOnce)
-        return msg
+        headers = f"Subject: {subject}\r\nX-Mailer: x\r\nDate: Fri, 1 Mar 2024 12:00:00 +0000"
+        return parsed(headers, DEFAULT_POLICY)
 
     first, second = mail("one"), mail("two")
     assert type(first["Subject"]) is type(second["Subject"])
