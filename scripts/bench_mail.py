@@ -14,7 +14,8 @@ it has been written to the Maildir, then sends the next. Reported:
   file in the Maildir, p50/p99;
 - reply written -> sent (the outbox row marked sent), p50/p99;
 - CPU time per move, while the clients play, of the server process (listener
-  and outbox sender), of its inbox worker processes and of the clients;
+  and outbox sender), of its inbox worker processes and of the clients, and
+  how much of the machine's CPU time went unused meanwhile;
 - beside it, in the same run, a no-op aiosmtpd server (answers 250 to
   everything) under the same clients: SMTP transactions/s and p50/p99.
 
@@ -193,6 +194,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_cpu() -> list[int]:
+    """The machine's CPU time so far by kind (Linux /proc/stat: user, nice, system, idle...)."""
+    try:
+        return [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except OSError:
+        return []
+
+
 def child_pids(pid: int) -> list[int]:
     """The processes ``pid`` started (its inbox worker processes)."""
     out = []
@@ -290,6 +299,7 @@ def run_pbm(
     cpu = cpu_seconds(proc.pid)
     workers = child_pids(proc.pid)
     workers_cpu = sum(cpu_seconds(p) for p in workers)
+    machine = machine_cpu()
     t_start = time.perf_counter()
     own_cpu = time.process_time()
     for t in threads:
@@ -298,6 +308,8 @@ def run_pbm(
         t.join()
     wall = time.perf_counter() - t_start
     own_cpu = time.process_time() - own_cpu
+    spent = [b - a for a, b in zip(machine, machine_cpu(), strict=False)]
+    idle = (spent[3] + spent[4]) / sum(spent) * 100 if sum(spent[:5]) else float("nan")
     watcher.stop.set()
     cpu = cpu_seconds(proc.pid) - cpu
     workers_cpu = sum(cpu_seconds(p) for p in workers) - workers_cpu
@@ -345,6 +357,7 @@ def run_pbm(
         "cpu_per_move": cpu / max(applied, 1) * 1000,
         "workers_cpu_per_move": workers_cpu / max(applied, 1) * 1000,
         "client_cpu_per_move": own_cpu / max(applied, 1) * 1000,
+        "idle": idle,
     }
 
 
@@ -417,6 +430,7 @@ def main() -> None:
     print(f"  server CPU per move             {r['cpu_per_move']:8.1f} ms   (listener, sender)")
     print(f"  worker processes' CPU per move  {r['workers_cpu_per_move']:8.1f} ms")
     print(f"  clients' CPU per move           {r['client_cpu_per_move']:8.1f} ms")
+    print(f"  the machine's CPUs idle         {r['idle']:8.1f} %")
     print(f"  client round trip          p50  {r['rt_p50']:8.1f} ms")
     print(f"  client round trip          p99  {r['rt_p99']:8.1f} ms")
     print(
