@@ -637,7 +637,10 @@ class Service:
             result=game.result,
             termination=game.termination,
             state=rules.load(game.position),
-            moves=[replace(m, userid=names[m.userid]) for m in moves],
+            moves=[
+                MoveLine(m.ply, names[m.userid], m.notation, m.comment, m.at, m.queued)
+                for m in moves
+            ],
             created_at=game.created_at,
             last_move_at=game.last_move_at,
             nag_days=game.nag_days,
