@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import functools
 import logging
 import multiprocessing
 import os
@@ -419,10 +420,6 @@ class InboxWorker:
             ]
             store.finish_inbox_many(s, finished, self.clock())
 
-    def run_once(self, limit: int = BATCH) -> int:
-        """Process waiting mails in one batch; returns how many (see ``run_batch``)."""
-        return self.run_batch(limit).done
-
     def run_batch(self, limit: int = BATCH) -> Batch:
         """Process waiting mails in one batch.
 
@@ -501,7 +498,7 @@ class InboxWorker:
 
         ``written`` is told of each batch's replies (else ``outbox_wake`` is set).
         """
-        batch = lambda: asyncio.to_thread(self.run_batch)  # noqa: E731
+        batch = functools.partial(asyncio.to_thread, self.run_batch)
         await drain(batch, stop, wake, written or _waker(self.outbox_wake))
 
 
