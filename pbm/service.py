@@ -58,6 +58,7 @@ from pbm.games import BadNotation, BadOption, GameState, IllegalMove
 from pbm.games import Game as GameRules
 from pbm.replies import Reply, reply_token
 from pbm.store import (
+    SNAPSHOT,
     ClockPause,
     Game,
     Move,
@@ -348,6 +349,10 @@ _PAUSES = sa.select(col(ClockPause.started_at), col(ClockPause.ended_at)).where(
         col(ClockPause.ended_at) > sa.bindparam("after", type_=UTCDateTime),
     )
 )
+
+
+_EVERY_PAUSE = sa.select(col(ClockPause.started_at), col(ClockPause.ended_at))
+_EVERY_PAUSE_KEY = "pbm_every_pause"  # Session.info: a snapshot's pauses, read once
 
 
 class Person(NamedTuple):
@@ -658,7 +663,18 @@ class Service:
 
     @staticmethod
     def _pauses(session: Session, since: datetime) -> list[Pause]:
-        return [Pause(*row) for row in _rows(session, _PAUSES, after=since)]
+        """The site-wide clock pauses still running or ended after ``since``.
+
+        On a snapshot, where nothing changes, every pause is read once and kept
+        for the snapshot's other boards (the inbox worker plans many on one).
+        """
+        if not session.info.get(SNAPSHOT):
+            return [Pause(*row) for row in _rows(session, _PAUSES, after=since)]
+        every: list[Pause] | None = session.info.get(_EVERY_PAUSE_KEY)
+        if every is None:
+            every = [Pause(*row) for row in _rows(session, _EVERY_PAUSE)]
+            session.info[_EVERY_PAUSE_KEY] = every
+        return [p for p in every if p.ended_at is None or p.ended_at > since]
 
     def _clock_state(
         self,

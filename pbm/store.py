@@ -47,6 +47,7 @@ SCRYPT_P = 1
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 READ_ONLY = "pbm_read_only"  # execution option: begin a deferred (reading) transaction
+SNAPSHOT = "pbm_snapshot"  # Session.info key: a read-only snapshot (``Database.read``)
 
 
 class UTCDateTime(sa.types.TypeDecorator[datetime]):
@@ -379,7 +380,7 @@ class Database:
         """A session for reading only: a snapshot, no write lock (SQLite), nothing committed."""
         with (
             self.engine.connect().execution_options(**{READ_ONLY: True}) as conn,
-            Session(bind=conn) as session,
+            Session(bind=conn, info={SNAPSHOT: True}) as session,
         ):
             yield session  # closing the session rolls its transaction back
 

@@ -79,6 +79,10 @@ def test_a_planned_game_writes_what_a_plain_game_writes(
             "message_id": f"<m{n}@example.org>",
         }
         clock.advance(minutes=7)
+        if n in (10, 20):  # site-wide clock pauses: the board mails' dates and notes
+            assert svc.pause_clocks() == plain.pause_clocks()
+        elif n in (14, 24):
+            assert svc.resume_clocks() == plain.resume_clocks()
         plan = svc.plan_move(board, uid, token, move, comment=f"move {n}")
         planned += plan is not None
         assert svc.move(board, uid, token, move, plan=plan, **args) == plain.move(
