@@ -7,6 +7,7 @@ plan and its writing, the usual way decides.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 from pathlib import Path
@@ -227,3 +228,62 @@ def test_planning_takes_no_write_lock(clock: Clock, tmp_path: Path) -> None:
         holder.rollback()
         holder.close()
         db.close()
+
+
+def test_plans_read_ahead_are_the_plans_read_board_by_board(
+    db: Database, svc: Service, board: int, clock: Clock
+) -> None:
+    """``read_ahead`` reads a batch's boards at once; the plans must not differ at all."""
+    second = svc.challenge("accasta", "bob", "carol", sender="bob@example.org")[0].board
+    third = svc.challenge("accasta", "carol", "alice", sender="carol@example.org")[0].board
+    assert second is not None and third is not None
+    opening = ACCASTA.new().legal_moves()[0]
+    svc.move(board, "alice", PW, opening)  # board: carol follows it (the fixture)
+    svc.move(third, "carol", PW, opening)
+    after = ACCASTA.load(game(db, third).position)
+    svc.queue(third, "carol", PW, after.play(after.legal_moves()[0])[0].legal_moves()[0])
+    clock.advance(minutes=30)
+    svc.vacation("bob", PW, 3)  # bob's clocks stand still: the notes and dates say so
+    clock.advance(minutes=30)
+    answer = ACCASTA.load(game(db, board).position).legal_moves()[0]
+    third_answer = ACCASTA.load(game(db, third).position).legal_moves()[0]
+    wanted = [
+        (board, "bob", answer),  # a subscriber, a player on vacation
+        (second, "bob", opening),  # no moves yet
+        (third, "alice", third_answer),  # carol's queued move answers it: no plan
+        (board + 100, "bob", answer),  # no such board
+    ]
+
+    def plans(ahead: bool) -> list[Any]:
+        with db.read() as s:
+            if ahead:
+                svc.read_ahead(s, [b for b, _, _ in wanted])
+            snapshot = svc.db
+            try:  # the plans read from this very snapshot, as the worker's do
+                svc.db = _OneSnapshot(s)  # type: ignore[assignment]
+                return [svc.plan_move(b, uid, PW, move) for b, uid, move in wanted]
+            finally:
+                svc.db = snapshot
+
+    plain, read_ahead = plans(False), plans(True)
+    assert read_ahead == plain
+    assert [p is not None for p in plain] == [True, True, False, False]
+    assert plain[0] is not None and "vacation" in plain[0].replies[0].body
+    assert {r.to for r in plain[0].replies} == {
+        "alice@example.org",
+        "bob@example.org",
+        "carol@example.org",
+    }
+
+
+class _OneSnapshot:
+    """Transactions whose reads are all one session (the worker's ``BatchDatabase.snapshot``)."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    def read(self) -> Any:
+        return contextlib.nullcontext(self.session)
+
+    def transaction(self) -> Any:
+        raise AssertionError("planning writes nothing")

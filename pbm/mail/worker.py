@@ -70,6 +70,8 @@ class Mail:
     note: str = ""
     replies: list[Reply] = field(default_factory=list)
     plans: dict[int, svc.MovePlan] = field(default_factory=dict)  # by command line
+    # (line index, command, comment) of the lines that are commands, by ``decode``
+    commands: list[tuple[int, commands.Command, str]] = field(default_factory=list)
 
     def settle(self, outcome: str, note: str) -> None:
         self.outcome, self.note = outcome, note
@@ -192,6 +194,12 @@ def run_commands(worker: InboxWorker, mail: Mail) -> None:
 STEPS: tuple[Step, ...] = (parse, screen, dedupe, run_commands)
 
 
+def _boards(mail: Mail) -> Iterator[int | None]:
+    """The boards a decoded mail's commands are about."""
+    for _, cmd, _ in mail.commands:
+        yield getattr(cmd, "board", None)
+
+
 def sender_share(mail_from: str, shares: int) -> int:
     """Which of ``shares`` workers takes mail from this envelope sender (stable everywhere)."""
     return zlib.crc32(mail_from.strip().strip("<>").lower().encode("utf-8", "replace")) % shares
@@ -227,12 +235,8 @@ def _commands(
         yield i, line, cmd, comment
 
 
-def prepare(worker: InboxWorker, mail: Mail) -> None:
-    """Outside the write lock: decode the mail and plan its moves (never raises).
-
-    Planning only saves work: a move without a plan, or whose board changed
-    meanwhile, is carried out in full by ``run_commands``.
-    """
+def decode(worker: InboxWorker, mail: Mail) -> None:
+    """Outside the write lock: decode the mail and find its commands (never raises)."""
     try:
         parse(worker, mail)
         inbound = mail.inbound
@@ -243,16 +247,35 @@ def prepare(worker: InboxWorker, mail: Mail) -> None:
         ):
             return
         lines, found_comment = _candidates(inbound)
-        for i, _, cmd, comment in _commands(inbound, lines, found_comment):
-            if cmd is None:
-                continue
-            # A plan remembers nothing: the Message-ID is recorded when it is written.
-            ctx = dispatch.Context(inbound.sender, None, comment, token.token if token else None)
-            plan = dispatch.plan(worker.service, cmd, ctx)
-            if plan is not None:
-                mail.plans[i] = plan
+        mail.commands = [
+            (i, cmd, comment)
+            for i, _, cmd, comment in _commands(inbound, lines, found_comment)
+            if cmd is not None
+        ]
     except Exception:  # the mail is carried out (or its fault reported) under the lock
-        log.debug("inbox %d: could not prepare", mail.row_id, exc_info=True)
+        log.debug("inbox %d: could not decode", mail.row_id, exc_info=True)
+
+
+def prepare(worker: InboxWorker, mail: Mail) -> None:
+    """Outside the write lock: plan the decoded mail's moves (never raises).
+
+    Planning only saves work: a move without a plan, or whose board changed
+    meanwhile, is carried out in full by ``run_commands``.
+    """
+    inbound = mail.inbound
+    if inbound is None:
+        return
+    token = inbound.token.token if inbound.token else None
+    for i, cmd, comment in mail.commands:
+        try:
+            # A plan remembers nothing: the Message-ID is recorded when it is written.
+            ctx = dispatch.Context(inbound.sender, None, comment, token)
+            plan = dispatch.plan(worker.service, cmd, ctx)
+        except Exception:  # carried out (or its fault reported) under the lock
+            log.debug("inbox %d: could not prepare", mail.row_id, exc_info=True)
+            continue
+        if plan is not None:
+            mail.plans[i] = plan
 
 
 class BatchDatabase:
@@ -442,14 +465,24 @@ class InboxWorker:
             # Mails prepared last time but left for lack of time keep their work
             # (a plan that has gone stale meanwhile is noticed when it is applied).
             prepared, self._prepared = self._prepared, {}
+            fresh: list[Mail] = []
+            for row_id, raw, mail_from, rcpt in waiting:
+                if row_id not in prepared:
+                    fresh.append(Mail(row_id, raw, mail_from, rcpt.split("\n")))
+                    decode(self, fresh[-1])
+            # What planning reads, read for all the boards at once.
+            self.service.read_ahead(
+                s, {board for mail in fresh for board in _boards(mail) if board is not None}
+            )
+            fresh_by_id = {mail.row_id: mail for mail in fresh}
             deadline = time.monotonic() + PREPARE_SECONDS
             mails: list[Mail] = []
-            for row_id, raw, mail_from, rcpt in waiting:
-                mail = prepared.get(row_id)
+            for row in waiting:
+                mail = prepared.get(row.id)
                 if mail is None:
                     if mails and time.monotonic() > deadline:
                         break  # the rest wait for the next batch
-                    mail = Mail(row_id, raw, mail_from, rcpt.split("\n"))
+                    mail = fresh_by_id[row.id]
                     prepare(self, mail)
                 mails.append(mail)
         if not mails:
