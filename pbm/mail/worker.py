@@ -50,6 +50,7 @@ POLL_SECONDS = 1.0  # look for mail other instances accepted, even when not woke
 BATCH = 20  # at most this many mails are committed together (see BatchDatabase)
 BATCH_SECONDS = 0.02  # ... or as many as take this long under the write lock
 PREPARE_SECONDS = 0.05  # ... or as many as take this long to prepare (no lock held)
+READ_AHEAD = 8  # mails whose boards are read at once for planning (Service.read_ahead)
 # Replies handed straight to this server's sender are claimed for this long: if
 # the hand-over is lost (a worker process dies after its commit), any sender
 # takes them once the claim runs out. Longer than the sender's margin
@@ -70,6 +71,7 @@ class Mail:
     note: str = ""
     replies: list[Reply] = field(default_factory=list)
     plans: dict[int, svc.MovePlan] = field(default_factory=dict)  # by command line
+    planned: bool = False  # ``prepare`` has run (plans or not)
     # (line index, command, comment) of the lines that are commands, by ``decode``
     commands: list[tuple[int, commands.Command, str]] = field(default_factory=list)
 
@@ -276,6 +278,7 @@ def prepare(worker: InboxWorker, mail: Mail) -> None:
             continue
         if plan is not None:
             mail.plans[i] = plan
+    mail.planned = True
 
 
 class BatchDatabase:
@@ -462,29 +465,34 @@ class InboxWorker:
                 for row in store.waiting_inbox(s, self.clock(), limit=limit * n)
                 if n == 1 or sender_share(row.mail_from, n) == k
             ][:limit]
-            # Mails prepared last time but left for lack of time keep their work
-            # (a plan that has gone stale meanwhile is noticed when it is applied).
+            # Mails decoded or planned last time but left for lack of time keep their
+            # work (a plan that has gone stale meanwhile is noticed when it is applied).
             prepared, self._prepared = self._prepared, {}
-            fresh: list[Mail] = []
-            for row_id, raw, mail_from, rcpt in waiting:
-                if row_id not in prepared:
-                    fresh.append(Mail(row_id, raw, mail_from, rcpt.split("\n")))
-                    decode(self, fresh[-1])
-            # What planning reads, read for all the boards at once.
-            self.service.read_ahead(
-                s, {board for mail in fresh for board in _boards(mail) if board is not None}
-            )
-            fresh_by_id = {mail.row_id: mail for mail in fresh}
             deadline = time.monotonic() + PREPARE_SECONDS
             mails: list[Mail] = []
-            for row in waiting:
-                mail = prepared.get(row.id)
-                if mail is None:
-                    if mails and time.monotonic() > deadline:
-                        break  # the rest wait for the next batch
-                    mail = fresh_by_id[row.id]
-                    prepare(self, mail)
-                mails.append(mail)
+            out_of_time = False
+            for start in range(0, len(waiting), READ_AHEAD):
+                chunk = []
+                for row_id, raw, mail_from, rcpt in waiting[start : start + READ_AHEAD]:
+                    mail = prepared.get(row_id)
+                    if mail is None:
+                        mail = Mail(row_id, raw, mail_from, rcpt.split("\n"))
+                        decode(self, mail)
+                    chunk.append(mail)
+                # What planning these reads, read for all their boards at once.
+                boards = {b for m in chunk if not m.planned for b in _boards(m) if b is not None}
+                self.service.read_ahead(s, boards)
+                for i, mail in enumerate(chunk):
+                    if not mail.planned:
+                        if mails and time.monotonic() > deadline:
+                            # The rest wait for the next batch, in order, decoded.
+                            self._prepared.update((m.row_id, m) for m in chunk[i:])
+                            out_of_time = True
+                            break
+                        prepare(self, mail)
+                    mails.append(mail)
+                if out_of_time:
+                    break
         if not mails:
             return NOTHING
         deadline = time.monotonic() + BATCH_SECONDS
