@@ -368,6 +368,9 @@ class ReadAhead:
     """
 
     boards: frozenset[int]
+    # The games, as read: a session holds its objects only weakly, and a game
+    # nobody holds would be read again. A plan takes its game out (it changes it).
+    games: dict[int, Game]
     queued: set[int]  # boards with a queued move
     moves: dict[int, list[Any]]  # board -> its _MOVE_LINES rows
     subscriptions: dict[int, list[Follower]]
@@ -1339,6 +1342,7 @@ class Service:
         ]
         session.info[_READ_AHEAD] = ReadAhead(
             boards=frozenset(g.board for g in games if g.board is not None),
+            games={g.board: g for g in games if g.board is not None},
             queued=queued,
             moves=moves,
             subscriptions=subscriptions,
@@ -1372,9 +1376,8 @@ class Service:
         try:
             with self.db.read() as s:
                 ahead = _read_ahead(s)
-                if ahead is not None and board in ahead.boards:
-                    game = s.get(Game, board)  # read ahead: in the session already
-                else:
+                game = ahead.games.pop(board, None) if ahead is not None else None
+                if game is None:
                     game = s.scalars(_GAME, {"board": board}).first()
                 if game is None or game.status != "active" or game.board is None:
                     return None

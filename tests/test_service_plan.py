@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from conftest import Clock
 from sqlmodel import col, select
 
@@ -252,7 +253,9 @@ def test_plans_read_ahead_are_the_plans_read_board_by_board(
         (second, "bob", opening),  # no moves yet
         (third, "alice", third_answer),  # carol's queued move answers it: no plan
         (board + 100, "bob", answer),  # no such board
+        (board, "bob", answer),  # twice: the first plan changed nothing the second sees
     ]
+    statements: list[str] = []
 
     def plans(ahead: bool) -> list[Any]:
         with db.read() as s:
@@ -261,13 +264,31 @@ def test_plans_read_ahead_are_the_plans_read_board_by_board(
             snapshot = svc.db
             try:  # the plans read from this very snapshot, as the worker's do
                 svc.db = _OneSnapshot(s)  # type: ignore[assignment]
-                return [svc.plan_move(b, uid, PW, move) for b, uid, move in wanted]
+                out = []
+                for i, (b, uid, move) in enumerate(wanted):
+                    if i == 0:  # the statements one board's plan runs
+                        sa.event.listen(db.engine, "before_cursor_execute", count)
+                    out.append(svc.plan_move(b, uid, PW, move))
+                    if i == 0:
+                        sa.event.remove(db.engine, "before_cursor_execute", count)
+                return out
             finally:
                 svc.db = snapshot
 
-    plain, read_ahead = plans(False), plans(True)
+    def count(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(statement)
+
+    plain = plans(False)
+    reads_plain, statements[:] = len(statements), []
+    read_ahead = plans(True)
     assert read_ahead == plain
-    assert [p is not None for p in plain] == [True, True, False, False]
+    assert [p is not None for p in plain] == [True, True, False, False, True]
+    assert plain[-1] == plain[0]
+    # Read ahead, a board's plan reads nothing more of it (its game included): only
+    # the password, and the site's clock pauses (once a snapshot).
+    assert reads_plain >= 5
+    others = [st for st in statements if not ("password_hash" in st or "clock_pauses" in st)]
+    assert others == [] and len(statements) <= 2
     assert plain[0] is not None and "vacation" in plain[0].replies[0].body
     assert {r.to for r in plain[0].replies} == {
         "alice@example.org",
