@@ -8,6 +8,7 @@ player act on a board by replying to its mail, with no password.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
@@ -35,6 +36,9 @@ class Reply:
     is_error: bool = False
 
 
+# A move checks a token and writes two or three: the same few boards and players
+# over and over, and an HMAC costs more than a look-up.
+@functools.lru_cache(maxsize=4096)
 def reply_token(secret: str, board: int, userid: str) -> str:
     """The secret token that lets ``userid`` act on ``board`` by reply."""
     msg = f"{board}.{userid.lower()}".encode()

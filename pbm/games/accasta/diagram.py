@@ -39,6 +39,7 @@ Pure functions of values: no I/O, no dependency on the rules engine.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 __all__ = ["N_CELLS", "ROWS", "ROW_LENGTHS", "board_lines", "render"]
@@ -115,7 +116,7 @@ def board_lines(board: Sequence[str]) -> list[str]:
     tallest = max((len(stack) for stack in board), default=0)
     width = max(_MIN_WIDTH, tallest)
     width += 1 - width % 2  # odd, so that the pitch is even
-    geo = _Geometry(width)
+    geo = _geometry(width)
 
     rows: list[list[str]] = []
     start = 0
@@ -123,18 +124,26 @@ def board_lines(board: Sequence[str]) -> list[str]:
         rows.append([stack or "." for stack in board[start : start + length]])
         start += length
 
-    heading_col = geo.cell_col(_MIDDLE, 3) + (width - 1) // 2 - 2  # centred over d4
-    out = [" " * heading_col + "Black", ""]
-    out.append(geo.numbers())
-    out.append(geo.marks("/"))
+    top, between, bottom = geo.fixed
+    out = list(top)
     for r in range(len(ROWS) - 1, -1, -1):
         out.append(geo.row(r, rows[r]))
         if r > 0:
-            out.append(geo.between(upper=r, lower=r - 1))
-    out.append(geo.marks("\\"))
-    out.append(geo.numbers())
-    out.extend(["", " " * heading_col + "White"])
+            out.append(between[r])
+    out += bottom
     return out
+
+
+@functools.lru_cache(maxsize=8)
+def _geometry(width: int) -> _Geometry:
+    """One geometry per cell width, with the lines that show no stacks drawn once."""
+    geo = _Geometry(width)
+    geo.fixed = (
+        (geo.heading("Black"), "", geo.numbers(), geo.marks("/")),
+        {r: geo.between(upper=r, lower=r - 1) for r in range(1, len(ROWS))},
+        (geo.marks("\\"), geo.numbers(), "", geo.heading("White")),
+    )
+    return geo
 
 
 class _Geometry:
@@ -144,6 +153,12 @@ class _Geometry:
         self.width = width
         self.pitch = width + 1
         self.half = self.pitch // 2
+        # The lines above, between and below the rows of cells (``_geometry``).
+        self.fixed: tuple[tuple[str, ...], dict[int, str], tuple[str, ...]] = ((), {}, ())
+
+    def heading(self, side: str) -> str:
+        """``Black`` (``White``), centred over (under) d4."""
+        return " " * (self.cell_col(_MIDDLE, 3) + (self.width - 1) // 2 - 2) + side
 
     def indent(self, r: int) -> int:
         return abs(r - _MIDDLE) * self.half
@@ -169,14 +184,11 @@ class _Geometry:
         return buf.text()
 
     def row(self, r: int, cells: Sequence[str]) -> str:
-        buf = _Line()
-        buf.put(self.indent(r), f"{ROWS[r]} --")
-        for i, cell in enumerate(cells):
-            buf.put(self.cell_col(r, i), cell)
-        label = _LABELS.get(r)
-        if label is not None:
-            buf.put(self.label_col(r), label)
-        return buf.text()
+        # Cells are never wider than ``width``: each fills its pitch, and the
+        # row's label follows the last one (``label_col``).
+        line = f"{' ' * self.indent(r)}{ROWS[r] + ' --':<{_PREFIX}}"
+        line += "".join([cell.ljust(self.pitch) for cell in cells]) + _LABELS.get(r, "")
+        return line.rstrip()
 
     def between(self, *, upper: int, lower: int) -> str:
         """Castle underlines and the diagonals' bend mark between two rows."""
