@@ -347,6 +347,41 @@ def _people_of(count: int) -> sa.Executable:
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _ahead(kind: str, count: int) -> sa.Executable:
+    """A statement of ``Service.read_ahead`` for ``count`` boards (userids): ``b0``, ``b1``...
+
+    Built once per count, like ``_people_of``.
+    """
+    at: list[sa.BindParameter[Any]] = [sa.bindparam(f"b{i}") for i in range(count)]
+    if kind == "games":
+        return select(Game).where(col(Game.board).in_(at))
+    if kind == "queued":
+        return sa.select(col(QueuedMove.board)).where(col(QueuedMove.board).in_(at))
+    if kind == "moves":
+        return (
+            sa.select(col(Move.board), *_MOVE_LINES.selected_columns)
+            .where(col(Move.board).in_(at))
+            .order_by(col(Move.board), col(Move.ply))
+        )
+    if kind == "subscriptions":
+        return (
+            sa.select(col(Subscription.board), *_SUBSCRIPTIONS.selected_columns)
+            .where(col(Subscription.board).in_(at))
+            .order_by(col(Subscription.id))
+        )
+    if kind == "vacations":
+        return (
+            sa.select(col(Vacation.userid), col(Vacation.starts_at), col(Vacation.ends_at))
+            .where(
+                col(Vacation.userid).in_(at),
+                col(Vacation.ends_at) > sa.bindparam("after", type_=UTCDateTime),
+            )
+            .order_by(col(Vacation.id))
+        )
+    raise ValueError(f"no read-ahead statement {kind!r}")
+
+
 _PAUSES = sa.select(col(ClockPause.started_at), col(ClockPause.ended_at)).where(
     sa.or_(
         col(ClockPause.ended_at).is_(None),
@@ -1308,37 +1343,23 @@ class Service:
         if not wanted:
             return
         now = self.clock()
-        games = list(session.scalars(select(Game).where(col(Game.board).in_(wanted))))
-        queued = {
-            board
-            for (board,) in _rows(
-                session, sa.select(col(QueuedMove.board)).where(col(QueuedMove.board).in_(wanted))
-            )
-        }
+        at = {f"b{i}": board for i, board in enumerate(wanted)}
+        games = list(session.scalars(_ahead("games", len(wanted)), at))
+        queued = {board for (board,) in _rows(session, _ahead("queued", len(wanted)), **at)}
         moves: dict[int, list[Any]] = {}
-        lines = sa.select(col(Move.board), *_MOVE_LINES.selected_columns).where(
-            col(Move.board).in_(wanted)
-        )
-        for board, *line in _rows(session, lines.order_by(col(Move.board), col(Move.ply))):
+        for board, *line in _rows(session, _ahead("moves", len(wanted)), **at):
             moves.setdefault(board, []).append(tuple(line))
         subscriptions: dict[int, list[Follower]] = {}
-        subs = sa.select(col(Subscription.board), *_SUBSCRIPTIONS.selected_columns).where(
-            col(Subscription.board).in_(wanted)
-        )
-        for board, userid, email in _rows(session, subs.order_by(col(Subscription.id))):
+        for board, userid, email in _rows(session, _ahead("subscriptions", len(wanted)), **at):
             subscriptions.setdefault(board, []).append(Follower(userid, email))
         asked = {u for g in games for u in (g.white, g.black)}
         asked |= {f.userid for fs in subscriptions.values() for f in fs if f.userid}
         people = self._people(session, asked)
         after = min([now, *(g.clock_since or g.last_move_at or g.created_at for g in games)])
+        whose = {f"b{i}": userid for i, userid in enumerate(sorted(asked))}
         vacations = [
             Away(*row)
-            for row in _rows(
-                session,
-                sa.select(col(Vacation.userid), col(Vacation.starts_at), col(Vacation.ends_at))
-                .where(col(Vacation.userid).in_(sorted(asked)), col(Vacation.ends_at) > after)
-                .order_by(col(Vacation.id)),
-            )
+            for row in _rows(session, _ahead("vacations", len(whose)), after=after, **whose)
         ]
         session.info[_READ_AHEAD] = ReadAhead(
             boards=frozenset(g.board for g in games if g.board is not None),

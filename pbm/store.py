@@ -19,7 +19,7 @@ import hashlib
 import hmac
 import os
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -552,6 +552,19 @@ def message_seen(session: Session, message_id: str) -> bool:
     return session.connection().execute(_SEEN, {"message_id": message_id}).first() is not None
 
 
+_SEEN_AMONG = sa.select(col(ProcessedMessage.message_id)).where(
+    col(ProcessedMessage.message_id).in_(sa.bindparam("message_ids", expanding=True))
+)
+
+
+def messages_seen(session: Session, message_ids: Collection[str]) -> set[str]:
+    """Which of these Message-IDs were acted on (``message_seen`` for many, at once)."""
+    if not message_ids:
+        return set()
+    found = session.connection().execute(_SEEN_AMONG, {"message_ids": sorted(message_ids)})
+    return set(found.scalars())
+
+
 def message_id_domain(config: Config) -> str:
     return config.mail.address.rpartition("@")[2] or "localhost"
 
@@ -655,13 +668,13 @@ def add_inbox_many(
     return [int(i) for i in session.connection().execute(_INBOX_ROWS, rows).scalars()]
 
 
-def _waiting(now: datetime, stale_after: timedelta) -> tuple[Any, ...]:
-    """Inbox rows to be processed: new, and unclaimed or claimed ``stale_after`` ago."""
+def _waiting() -> tuple[Any, ...]:
+    """Inbox rows to be processed: new, and unclaimed or claimed before ``stale``."""
     return (
         InboxMessage.status == "new",
         sa.or_(
             col(InboxMessage.claimed_at).is_(None),
-            col(InboxMessage.claimed_at) < now - stale_after,
+            col(InboxMessage.claimed_at) < sa.bindparam("stale", type_=UTCDateTime),
         ),
     )
 
@@ -675,6 +688,19 @@ class WaitingMail(NamedTuple):
     rcpt_to: str  # the envelope recipients, one per line
 
 
+_WAITING = (
+    sa.select(
+        col(InboxMessage.id),
+        col(InboxMessage.raw),
+        col(InboxMessage.mail_from),
+        col(InboxMessage.rcpt_to),
+    )
+    .where(*_waiting())
+    .order_by(col(InboxMessage.id))
+    .limit(sa.bindparam("limit"))
+)
+
+
 def waiting_inbox(
     session: Session,
     now: datetime,
@@ -682,22 +708,36 @@ def waiting_inbox(
     stale_after: timedelta = timedelta(minutes=10),
 ) -> list[WaitingMail]:
     """The rows ``claim_inbox`` would hand out, oldest first, without claiming them."""
-    stmt = (
-        sa.select(
-            col(InboxMessage.id),
-            col(InboxMessage.raw),
-            col(InboxMessage.mail_from),
-            col(InboxMessage.rcpt_to),
-        )
-        .where(*_waiting(now, stale_after))
-        .order_by(col(InboxMessage.id))
-        .limit(limit)
-    )
+    params = {"stale": now - stale_after, "limit": limit}
     return [
         WaitingMail(row_id, raw, mail_from, rcpt_to)
-        for row_id, raw, mail_from, rcpt_to in session.connection().execute(stmt)
+        for row_id, raw, mail_from, rcpt_to in session.connection().execute(_WAITING, params)
         if row_id is not None  # a primary key, never None once stored
     ]
+
+
+@functools.lru_cache(maxsize=64)
+def _claim(count: int | None) -> sa.Executable:
+    """The statement of ``claim_inbox``, of ``count`` ids (``i0``, ``i1``...) or of any.
+
+    Built once per count: an expanding ``IN`` is rendered anew on every call.
+    """
+    table = InboxMessage.__table__  # type: ignore[attr-defined]
+    waiting = sa.select(table.c.id).where(*_waiting())
+    if count is not None:
+        waiting = waiting.where(table.c.id.in_([sa.bindparam(f"i{k}") for k in range(count)]))
+    waiting = (
+        waiting.order_by(table.c.id).limit(sa.bindparam("limit")).with_for_update(skip_locked=True)
+    )
+    return (
+        sa.update(table)
+        .where(table.c.id.in_(waiting.scalar_subquery()))
+        .values(
+            claimed_by=sa.bindparam("worker"),
+            claimed_at=sa.bindparam("now", type_=UTCDateTime),
+        )
+        .returning(table.c.id)
+    )
 
 
 def claim_inbox(
@@ -715,18 +755,16 @@ def claim_inbox(
     claiming are skipped (``FOR UPDATE SKIP LOCKED``); SQLite serialises
     writers anyway.
     """
-    table = InboxMessage.__table__  # type: ignore[attr-defined]
-    waiting = sa.select(table.c.id).where(*_waiting(now, stale_after))
+    params: dict[str, Any] = {
+        "stale": now - stale_after,
+        "limit": limit,
+        "worker": worker,
+        "now": now,
+    }
     if ids is not None:
-        waiting = waiting.where(table.c.id.in_(ids))
-    waiting = waiting.order_by(table.c.id).limit(limit).with_for_update(skip_locked=True)
-    stmt = (
-        sa.update(table)
-        .where(table.c.id.in_(waiting.scalar_subquery()))
-        .values(claimed_by=worker, claimed_at=now)
-        .returning(table.c.id)
-    )
-    return sorted(session.connection().execute(stmt).scalars())
+        params.update((f"i{k}", i) for k, i in enumerate(ids))
+    stmt = _claim(None if ids is None else len(ids))
+    return sorted(session.connection().execute(stmt, params).scalars())
 
 
 def release_inbox(session: Session, ids: Sequence[int]) -> None:

@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 import zlib
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Collection, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -295,6 +295,11 @@ class BatchDatabase:
         self.db = db
         self._session: Session | None = None
         self._snapshot: Session | None = None
+        # In a batch: which of its mails' Message-IDs were acted on when it began
+        # (``know_seen``), and those its mails since (for them, ask again).
+        self._seen: set[str] = set()
+        self._known: set[str] = set()
+        self._since: set[str] = set()
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Session]:
@@ -336,11 +341,25 @@ class BatchDatabase:
             finally:
                 self._snapshot = None
 
+    def know_seen(self, message_ids: Collection[str]) -> None:
+        """In a batch: read at once which of these Message-IDs were acted on, for ``seen``."""
+        assert self._session is not None
+        self._known = set(message_ids)
+        self._seen = store.messages_seen(self._session, self._known)
+        self._since.clear()
+
     def seen(self, message_id: str) -> bool:
-        """Whether a mail with this Message-ID was acted on (in the batch, or before)."""
+        """Whether a mail with this Message-ID was acted on (in the batch, or before).
+
+        Asks once per Message-ID: a second mail with it in the same batch (the
+        same mail delivered twice) asks again, since the first may have acted.
+        """
         if self._session is None:
             with self.db.read() as s:
                 return store.message_seen(s, message_id)
+        if message_id in self._known and message_id not in self._since:
+            self._since.add(message_id)
+            return message_id in self._seen
         return store.message_seen(self._session, message_id)
 
     @contextlib.contextmanager
@@ -352,6 +371,7 @@ class BatchDatabase:
                 yield s
             finally:
                 self._session = None
+                self._known = set()
 
 
 class InboxWorker:
@@ -508,6 +528,8 @@ class InboxWorker:
                     ids=[m.row_id for m in mails],
                 )
             )
+            # For ``dedupe``: one read for the batch, not one a mail.
+            self.db.know_seen({m.inbound.message_id for m in mails if m.inbound is not None} - {""})
             late: list[int] = []
             processed: list[Mail] = []
             for mail in mails:
