@@ -288,6 +288,13 @@ def render_board_mail(
     move is told the exact command that would play, with board and userid
     filled in.
     """
+    return render_board_mails(view, [recipient], headline)[0]
+
+
+def render_board_mails(
+    view: BoardView, recipients: Sequence[str | None], headline: str = ""
+) -> list[tuple[str, str]]:
+    """``render_board_mail`` for each of ``recipients``; what they share is made once."""
     body: list[str] = []
     if headline:
         body += [*wrap(headline), ""]
@@ -300,6 +307,11 @@ def render_board_mail(
     body += _state_lines(view)
     body += ["", "Moves:", *move_list(view.moves), ""]
     body += view.state.diagram().rstrip("\n").splitlines()
-    body += ["", *_how_to_reply(view, recipient), "", *_timing(view)]
-    text = "\n".join(line.rstrip() for line in body) + "\n"
-    return board_subject(view), text
+    head = "\n".join(line.rstrip() for line in body)
+    timing = [line.rstrip() for line in _timing(view)]
+    subject = board_subject(view)
+    out = []
+    for recipient in recipients:
+        tail = ["", *(line.rstrip() for line in _how_to_reply(view, recipient)), "", *timing]
+        out.append((subject, head + "\n" + "\n".join(tail) + "\n"))
+    return out

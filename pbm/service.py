@@ -50,6 +50,7 @@ from pbm.boardmail import (
     board_subject,
     fmt_time,
     render_board_mail,
+    render_board_mails,
     wrap,
 )
 from pbm.clock import DAY, Stop, due_at, nags_sent, running_time
@@ -1031,21 +1032,20 @@ class Service:
             session, {game.white, game.black, *(s.userid for s in subs if s.userid)}
         )
         view = self._view(session, game, now, played, subs, people)
-        replies: list[Reply] = []
-        for uid, address in self._audience(session, game, subs, people):
-            seat = game.seat_of(uid) if uid is not None else None
-            name = view.players[seat] if seat is not None else None
-            subject, body = render_board_mail(view, name, headline)
-            replies.append(
-                Reply(
-                    to=address,
-                    subject=subject,
-                    body=body,
-                    board=view.board,
-                    reply_as=uid if seat is not None and game.status == "active" else None,
-                )
+        audience = self._audience(session, game, subs, people)
+        seats = [game.seat_of(uid) if uid is not None else None for uid, _ in audience]
+        names = [view.players[seat] if seat is not None else None for seat in seats]
+        mails = render_board_mails(view, names, headline)
+        return [
+            Reply(
+                to=address,
+                subject=subject,
+                body=body,
+                board=view.board,
+                reply_as=uid if seat is not None and game.status == "active" else None,
             )
-        return replies
+            for (uid, address), seat, (subject, body) in zip(audience, seats, mails, strict=True)
+        ]
 
     def _note(
         self, to: str | None, subject: str, text: str, board: int | None = None

@@ -518,6 +518,10 @@ def test_board_mail_layout(db: Database, svc: Service, board: int) -> None:
     assert "Forfeit:   2025-03-22 12:00 UTC" in body
     to_alice = next(r for r in replies if r.to == "alice@example.org")
     assert "PASSWORD" not in to_alice.body and "Waiting for bob" in to_alice.body
+    # Each copy is the same mail but for how its reader may reply.
+    assert len({r.body.split("How to reply:")[0] for r in replies}) == 1
+    assert len({r.body.split("Started:")[1] for r in replies}) == 1
+    assert len({r.subject for r in replies}) == 1
 
 
 def test_timing_follows_the_clock(db: Database, svc: Service, board: int, clock: Clock) -> None:
