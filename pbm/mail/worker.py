@@ -295,11 +295,10 @@ class BatchDatabase:
         self.db = db
         self._session: Session | None = None
         self._snapshot: Session | None = None
-        # In a batch: which of its mails' Message-IDs were acted on when it began
-        # (``know_seen``), and those its mails since (for them, ask again).
+        # In a batch (``know_seen``): its mails' Message-IDs acted on when it began,
+        # and those not yet asked about (a second ask goes to the database).
         self._seen: set[str] = set()
-        self._known: set[str] = set()
-        self._since: set[str] = set()
+        self._unasked: set[str] = set()
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Session]:
@@ -344,9 +343,8 @@ class BatchDatabase:
     def know_seen(self, message_ids: Collection[str]) -> None:
         """In a batch: read at once which of these Message-IDs were acted on, for ``seen``."""
         assert self._session is not None
-        self._known = set(message_ids)
-        self._seen = store.messages_seen(self._session, self._known)
-        self._since.clear()
+        self._unasked = set(message_ids)
+        self._seen = store.messages_seen(self._session, self._unasked)
 
     def seen(self, message_id: str) -> bool:
         """Whether a mail with this Message-ID was acted on (in the batch, or before).
@@ -357,8 +355,8 @@ class BatchDatabase:
         if self._session is None:
             with self.db.read() as s:
                 return store.message_seen(s, message_id)
-        if message_id in self._known and message_id not in self._since:
-            self._since.add(message_id)
+        if message_id in self._unasked:
+            self._unasked.discard(message_id)
             return message_id in self._seen
         return store.message_seen(self._session, message_id)
 
@@ -371,7 +369,7 @@ class BatchDatabase:
                 yield s
             finally:
                 self._session = None
-                self._known = set()
+                self._unasked = set()
 
 
 class InboxWorker:
