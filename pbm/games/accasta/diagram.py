@@ -136,14 +136,8 @@ def board_lines(board: Sequence[str]) -> list[str]:
 
 @functools.lru_cache(maxsize=8)
 def _geometry(width: int) -> _Geometry:
-    """One geometry per cell width, with the lines that show no stacks drawn once."""
-    geo = _Geometry(width)
-    geo.fixed = (
-        (geo.heading("Black"), "", geo.numbers(), geo.marks("/")),
-        {r: geo.between(upper=r, lower=r - 1) for r in range(1, len(ROWS))},
-        (geo.marks("\\"), geo.numbers(), "", geo.heading("White")),
-    )
-    return geo
+    """One geometry per cell width: its lines that show no stacks are drawn once."""
+    return _Geometry(width)
 
 
 class _Geometry:
@@ -153,8 +147,12 @@ class _Geometry:
         self.width = width
         self.pitch = width + 1
         self.half = self.pitch // 2
-        # The lines above, between and below the rows of cells (``_geometry``).
-        self.fixed: tuple[tuple[str, ...], dict[int, str], tuple[str, ...]] = ((), {}, ())
+        # The lines above, between and below the rows of cells: no stacks in them.
+        self.fixed = (
+            (self.heading("Black"), "", self.numbers(), self.marks("/")),
+            {r: self.between(upper=r, lower=r - 1) for r in range(1, len(ROWS))},
+            (self.marks("\\"), self.numbers(), "", self.heading("White")),
+        )
 
     def heading(self, side: str) -> str:
         """``Black`` (``White``), centred over (under) d4."""
