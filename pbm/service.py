@@ -75,6 +75,8 @@ from pbm.store import (
     bump_version,
     enqueue_replies,
     hash_password,
+    in_params,
+    in_values,
     insert_new,
     lock_game,
     verify_password,
@@ -338,13 +340,12 @@ _VACATIONS = (
 
 @functools.lru_cache(maxsize=32)
 def _people_of(count: int) -> sa.Executable:
-    """userid, display and email of ``count`` players (parameters ``u0``, ``u1``, ...).
+    """userid, display and email of ``count`` players (``in_params("u", count)``).
 
-    One statement per count, built once: an expanding ``IN`` is compiled
-    anew on every call, which costs more than the query.
+    One statement per count, built once.
     """
     return sa.select(col(Player.userid), col(Player.display), col(Player.email)).where(
-        col(Player.userid).in_([sa.bindparam(f"u{i}") for i in range(count)])
+        col(Player.userid).in_(in_params("u", count))
     )
 
 
@@ -352,9 +353,9 @@ def _people_of(count: int) -> sa.Executable:
 def _ahead(kind: str, count: int) -> sa.Executable:
     """A statement of ``Service.read_ahead`` for ``count`` boards (userids): ``b0``, ``b1``...
 
-    Built once per count, like ``_people_of``.
+    Built once per count (``in_params``), like ``_people_of``.
     """
-    at: list[sa.BindParameter[Any]] = [sa.bindparam(f"b{i}") for i in range(count)]
+    at = in_params("b", count)
     if kind == "games":
         return select(Game).where(col(Game.board).in_(at))
     if kind == "queued":
@@ -970,7 +971,7 @@ class Service:
         ahead = _read_ahead(session)
         if ahead is not None and ahead.asked.issuperset(wanted):
             return {uid: ahead.people[uid] for uid in wanted if uid in ahead.people}
-        params = {f"u{i}": uid for i, uid in enumerate(wanted)}
+        params = in_values("u", wanted)
         return {
             uid: Person(display, email)
             for uid, display, email in _rows(session, _people_of(len(wanted)), **params)
@@ -1343,7 +1344,7 @@ class Service:
         if not wanted:
             return
         now = self.clock()
-        at = {f"b{i}": board for i, board in enumerate(wanted)}
+        at = in_values("b", wanted)
         games = list(session.scalars(_ahead("games", len(wanted)), at))
         queued = {board for (board,) in _rows(session, _ahead("queued", len(wanted)), **at)}
         moves: dict[int, list[Any]] = {}
@@ -1356,7 +1357,7 @@ class Service:
         asked |= {f.userid for fs in subscriptions.values() for f in fs if f.userid}
         people = self._people(session, asked)
         after = min([now, *(g.clock_since or g.last_move_at or g.created_at for g in games)])
-        whose = {f"b{i}": userid for i, userid in enumerate(sorted(asked))}
+        whose = in_values("b", sorted(asked))
         vacations = [
             Away(*row)
             for row in _rows(session, _ahead("vacations", len(whose)), after=after, **whose)

@@ -19,7 +19,7 @@ import hashlib
 import hmac
 import os
 import uuid
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -567,6 +567,21 @@ def _insert_new(model: type[SQLModel], dialect_name: str) -> sa.Insert:
     return stmt
 
 
+def in_params(prefix: str, count: int) -> list[sa.BindParameter[Any]]:
+    """``count`` parameters ``prefix0``, ``prefix1``... for an ``IN`` list.
+
+    For statements built once per count: an expanding ``IN`` is rendered anew
+    on every call, which costs more than these small queries. ``in_values``
+    gives the values to go with them.
+    """
+    return [sa.bindparam(f"{prefix}{i}") for i in range(count)]
+
+
+def in_values(prefix: str, values: Iterable[Any]) -> dict[str, Any]:
+    """The parameters of ``in_params(prefix, len(values))``, set to ``values`` in order."""
+    return {f"{prefix}{i}": value for i, value in enumerate(values)}
+
+
 _SEEN = sa.select(sa.literal(1)).where(
     col(ProcessedMessage.message_id) == sa.bindparam("message_id")
 )
@@ -745,12 +760,12 @@ def waiting_inbox(
 def _claim(count: int | None) -> sa.Executable:
     """The statement of ``claim_inbox``, of ``count`` ids (``i0``, ``i1``...) or of any.
 
-    Built once per count: an expanding ``IN`` is rendered anew on every call.
+    Built once per count (``in_params``).
     """
     table = InboxMessage.__table__  # type: ignore[attr-defined]
     waiting = sa.select(table.c.id).where(*_waiting())
     if count is not None:
-        waiting = waiting.where(table.c.id.in_([sa.bindparam(f"i{k}") for k in range(count)]))
+        waiting = waiting.where(table.c.id.in_(in_params("i", count)))
     waiting = (
         waiting.order_by(table.c.id).limit(sa.bindparam("limit")).with_for_update(skip_locked=True)
     )
@@ -787,7 +802,7 @@ def claim_inbox(
         "now": now,
     }
     if ids is not None:
-        params.update((f"i{k}", i) for k, i in enumerate(ids))
+        params.update(in_values("i", ids))
     stmt = _claim(None if ids is None else len(ids))
     return sorted(session.connection().execute(stmt, params).scalars())
 
