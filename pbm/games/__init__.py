@@ -1,20 +1,38 @@
-"""The game registry and the protocol every game package implements.
+"""The game protocol every game package implements, and the registry that finds them.
 
-Nothing here (nor in any game package) does I/O: a game is a set of pure
-functions over small immutable values. The service layer stores a game's
-state as the text ``GameState.dump()`` returns and loads it back with
-``Game.load``; it never replays a history to find the current position.
+Nothing here (nor in any game package) does I/O, and no game package imports
+anything else of pbm: a game is a set of pure functions over small immutable
+values. The shell stores a game's state as the text ``GameState.dump()``
+returns and loads it back with ``Game.load``; it never replays a history to
+find the current position, and it never names a game: everything it shows
+or asks about a game comes through this protocol.
+
+Games are found through the ``pbm.games`` entry point group
+(``importlib.metadata``): a game is a package and an entry point, whether it
+lives in pbm or in a distribution of its own. Accasta registers itself the
+same way (``pyproject.toml``).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
+from importlib.metadata import entry_points
 from typing import Protocol
+
+ENTRY_POINT_GROUP = "pbm.games"
+
+# How a game ends outside its rules: the shell decides these, for every game.
+RESIGN = "resign"
+FORFEIT = "forfeit"
+AGREEMENT = "agreement"  # a draw offered by one player and accepted by the other
+SHELL_TERMINATIONS = (RESIGN, FORFEIT, AGREEMENT)
 
 
 class IllegalMove(ValueError):
-    """A move that the rules refuse; ``str()`` says why in words for a player."""
+    """A move (or claim) that the rules refuse; ``str()`` says why in words for a player."""
 
 
 class BadNotation(IllegalMove):
@@ -27,15 +45,79 @@ class BadOption(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a game ended: the winning seat (0 moves first) and the termination.
+    """How a game ended: the winning seat (0 moves first), or None for a draw, and how.
 
-    ``termination`` is one word of the record's Termination tag: ``castle``,
-    ``no moves`` (decided by the rules) or ``resign``, ``forfeit`` (decided by
-    the service layer).
+    ``termination`` is a few words for the record's Termination tag and the
+    board mail: the game's own (``castle``, ``checkmate``, ``stalemate``...) or
+    one of ``SHELL_TERMINATIONS``.
     """
 
-    winner: int
+    winner: int | None
     termination: str
+
+    def result(self) -> str:
+        """``1-0``, ``0-1`` or ``1/2-1/2``, as in a game record."""
+        return RESULTS[self.winner]
+
+    @property
+    def is_draw(self) -> bool:
+        return self.winner is None
+
+
+RESULTS: Mapping[int | None, str] = {0: "1-0", 1: "0-1", None: "1/2-1/2"}
+
+
+def winner_of(result: str) -> int | None:
+    """The winning seat of a result text (None: a draw); ValueError for anything else."""
+    for seat, text in RESULTS.items():
+        if text == result:
+            return seat
+    raise ValueError(f"not a result: {result!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """A game option a challenge may set: ``--name=value``, declared once by the game.
+
+    Challenge flags, ``help``, the record's tags and the CLI's ``--option``
+    are all made from these. ``variants`` lists the variants the option
+    applies to (empty: every variant).
+    """
+
+    name: str
+    values: tuple[str, ...]
+    default: str
+    help: str
+    variants: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedMove:
+    """One played move as a game record shows it: canonical notation, comment, time."""
+
+    ply: int  # the move's number, 1 for the first
+    notation: str
+    comment: str = ""
+    played_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A game as an archive writes it (``Game.record_formats``): who, when, the moves, the end."""
+
+    game: str  # the game's name
+    variant: str
+    options: Mapping[str, str]
+    board: int
+    players: tuple[str, str]  # by seat
+    started: datetime
+    ended: datetime | None
+    result: str  # "1-0", "0-1", "1/2-1/2", or "*" while the game goes on
+    termination: str | None
+    moves: tuple[RecordedMove, ...]
+    site: str  # the server's mail address
+    nag_days: int
+    forfeit_days: int
 
 
 class GameState(Protocol):
@@ -54,7 +136,7 @@ class GameState(Protocol):
 
     @property
     def to_move(self) -> int:
-        """The seat to move: 0 (White) or 1 (Black)."""
+        """The seat to move: 0 (moves first) or 1."""
         ...
 
     @property
@@ -78,8 +160,18 @@ class GameState(Protocol):
         """One legal move in canonical notation (cheap: no full list), or None."""
         ...
 
-    def diagram(self) -> str:
-        """The ASCII board diagram with a legend and whose turn it is."""
+    def diagram(self, seat: int | None = None) -> str:
+        """The ASCII board with a legend and whose turn it is, as ``seat`` sees it.
+
+        ``seat`` None: the game's usual side (a game may draw every reader the same).
+        """
+        ...
+
+    def claim_draw(self) -> Outcome:
+        """The draw a player may claim in this position (threefold repetition...).
+
+        Raises ``IllegalMove`` saying why when there is none to claim.
+        """
         ...
 
     def dump(self) -> str:
@@ -93,7 +185,17 @@ class Game(Protocol):
     name: str  # the word in mail commands and on the CLI: "accasta"
     title: str  # for people: "Accasta"
     variants: tuple[str, ...]  # the first is the default
+    options: tuple[Option, ...]
     seat_names: tuple[str, str]  # ("White", "Black")
+    # The words game records use for each seat, in the languages they are
+    # written in (a record ending "Weiß gibt auf" is read with these).
+    seat_words: tuple[tuple[str, ...], tuple[str, ...]]
+    notation_examples: tuple[str, ...]  # moves as players write them, for help texts
+    draw_offers: bool  # whether the players may agree a draw
+
+    def looks_like_move(self, text: str) -> bool:
+        """Whether a word could be meant as a move (reply mode, records): cheap, no rules."""
+        ...
 
     def check_options(self, variant: str, options: Mapping[str, str]) -> dict[str, str]:
         """Validate a variant and its options; return them with defaults filled in.
@@ -117,16 +219,56 @@ class Game(Protocol):
         ...
 
 
+def check_declared_options(
+    game: Game, variant: str | None, given: Mapping[str, str]
+) -> tuple[str, dict[str, str]]:
+    """The variant and options of ``given`` checked against what ``game`` declares.
+
+    Keys and values are read case-insensitively (``-`` for ``_`` in keys); the
+    result has every declared option, defaults filled in; an option that
+    applies to some variants only keeps its default in the others.
+    Raises ``BadOption`` naming what would work. Games call this from
+    ``check_options`` and add their own rules.
+    """
+    chosen = (variant or game.variants[0]).lower()
+    if chosen not in game.variants:
+        raise BadOption(f"unknown variant {variant!r}: choose {' or '.join(game.variants)}")
+    declared = {o.name: o for o in game.options}
+    checked = {o.name: o.default for o in game.options}
+    for key, value in given.items():
+        name = key.lower().replace("-", "_")
+        option = declared.get(name)
+        if option is None:
+            known = ", ".join(sorted(declared)) or "no options"
+            raise BadOption(f"unknown option {key!r}: {game.title} knows {known}")
+        val = value.lower()
+        if val not in option.values:
+            raise BadOption(f"{name} cannot be {value!r}: choose {' or '.join(option.values)}")
+        if option.variants and chosen not in option.variants and val != option.default:
+            only = " or ".join(v.capitalize() for v in option.variants)
+            raise BadOption(f"{name}={val} is a rule of the {only} variant only")
+        checked[name] = val
+    return chosen, checked
+
+
+@functools.cache
+def registry() -> Mapping[str, Game]:
+    """Every game installed, by name: the ``pbm.games`` entry points, loaded once.
+
+    ``registry.cache_clear()`` looks again (a test that installs a game).
+    """
+    found: dict[str, Game] = {}
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        game: Game = entry.load()
+        found[game.name.lower()] = game
+    return dict(sorted(found.items()))
+
+
 def get(name: str) -> Game:
     """The game called ``name`` (case-insensitive); KeyError if there is none."""
-    key = name.lower()
-    if key == "accasta":
-        from pbm.games.accasta import ACCASTA
-
-        return ACCASTA
-    raise KeyError(name)
+    return registry()[name.lower()]
 
 
 def names() -> tuple[str, ...]:
-    """The names of every game this server runs."""
-    return ("accasta",)
+    """The names of every game this server runs, sorted."""
+    return tuple(registry())

@@ -8,16 +8,18 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pbm.games import BadOption, IllegalMove, Outcome
+from pbm.games import IllegalMove, Option, Outcome, check_declared_options
 from pbm.games.accasta.board import CELLS, N_CELLS
+from pbm.games.accasta.help import HELP
 from pbm.games.accasta.notation import parse_turn, turn_to_text
 from pbm.games.accasta.position import (
     CASTLE_WIN_VALUES,
     D4_OPENING_VALUES,
-    DEFAULT_OPTIONS,
+    PARI,
     VARIANTS,
     Position,
     Turn,
@@ -38,7 +40,25 @@ __all__ = [
     "turn_to_text",
 ]
 
-_OPTION_VALUES = {"castle_win": CASTLE_WIN_VALUES, "d4_opening": D4_OPENING_VALUES}
+OPTIONS = (
+    Option(
+        "castle_win",
+        CASTLE_WIN_VALUES,
+        "immediate",
+        "next_turn: three stacks in the enemy castle win only if they still stand "
+        "when your next turn begins",
+    ),
+    Option(
+        "d4_opening",
+        D4_OPENING_VALUES,
+        "allowed",
+        "banned: White may not move onto d4 in the first turn (Italian Pari rules)",
+        variants=(PARI,),
+    ),
+)
+
+# A move starts on a cell, a1 to g7 (``a1:C-d1``, ``b42c5``).
+_MOVE_START = re.compile(r"[a-gA-G][1-7]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +105,12 @@ class AccastaState:
         turn = first_turn(pos)
         return turn_to_text(pos, turn) if turn is not None else None
 
-    def diagram(self) -> str:
+    def diagram(self, seat: int | None = None) -> str:
+        # Every reader sees the board as the classic help page draws it, White below.
         return str(self.position)
+
+    def claim_draw(self) -> Outcome:
+        raise IllegalMove("Accasta has no draws: a game ends only when one side wins")
 
     def dump(self) -> str:
         p = self.position
@@ -108,26 +132,20 @@ class Accasta:
     name = "accasta"
     title = "Accasta"
     variants: tuple[str, ...] = VARIANTS
+    options: tuple[Option, ...] = OPTIONS
     seat_names: tuple[str, str] = ("White", "Black")
+    seat_words: tuple[tuple[str, ...], tuple[str, ...]] = (
+        ("white", "weiß", "weiss", "bianco"),
+        ("black", "schwarz", "nero"),
+    )
+    notation_examples: tuple[str, ...] = ("a1:C-d1,H-b1", "a1Cd1Hb1", "b4:2-c5 (Pari)")
+    draw_offers = False
+
+    def looks_like_move(self, text: str) -> bool:
+        return _MOVE_START.match(text) is not None
 
     def check_options(self, variant: str, options: Mapping[str, str]) -> dict[str, str]:
-        v = (variant or VARIANTS[0]).lower()
-        if v not in VARIANTS:
-            raise BadOption(f"unknown variant {variant!r}: choose {' or '.join(VARIANTS)}")
-        checked = dict(DEFAULT_OPTIONS)
-        for key, value in options.items():
-            k = key.lower().replace("-", "_")
-            if k not in _OPTION_VALUES:
-                raise BadOption(
-                    f"unknown option {key!r}: Accasta knows {', '.join(sorted(_OPTION_VALUES))}"
-                )
-            val = value.lower()
-            if val not in _OPTION_VALUES[k]:
-                raise BadOption(f"{k} cannot be {value!r}: choose {' or '.join(_OPTION_VALUES[k])}")
-            checked[k] = val
-        if checked["d4_opening"] == "banned" and v != "pari":
-            raise BadOption("d4_opening=banned is a rule of the Pari variant only")
-        return checked
+        return check_declared_options(self, variant, options)[1]
 
     def new(
         self, variant: str | None = None, options: Mapping[str, str] | None = None
@@ -154,8 +172,6 @@ class Accasta:
         )
 
     def help_text(self) -> str:
-        from pbm.games.accasta.help import HELP
-
         return HELP
 
 

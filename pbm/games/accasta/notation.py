@@ -31,6 +31,7 @@ from pbm.games.accasta.position import (
     colour_of,
     counts,
     how_won,
+    winner,
 )
 
 _TRANSLATE = str.maketrans({"×": "x", "X": "x", "–": "-", "—": "-", "−": "-"})
@@ -146,7 +147,7 @@ def parse_turn(pos: Position, text: str) -> Turn:
     """
     out = pos.outcome()
     if out is not None:
-        raise IllegalMove(f"the game is over: {COLOUR_NAMES[out.winner]} won ({how_won(out)})")
+        raise IllegalMove(f"the game is over: {COLOUR_NAMES[winner(out)]} won ({how_won(out)})")
     norm = normalize(text)
     first_error: IllegalMove | None = None
     for parse in _parses(norm, pos.pari):

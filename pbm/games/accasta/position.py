@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from pbm.games import Outcome
-from pbm.games.accasta.board import CASTLES, COLOUR_NAMES, D4, N_CELLS, RAYS, WHITE
+from pbm.games.accasta.board import CASTLES, COLOUR_NAMES, D4, INDEX, N_CELLS, RAYS, WHITE
+from pbm.games.accasta.diagram import render
 
 Turn = tuple[int, ...]
 
@@ -27,7 +28,6 @@ VARIANTS: Final = (STANDARD, PARI)
 
 CASTLE_WIN_VALUES: Final = ("immediate", "next_turn")
 D4_OPENING_VALUES: Final = ("allowed", "banned")
-DEFAULT_OPTIONS: Final = {"castle_win": "immediate", "d4_opening": "allowed"}
 
 # How far a leading piece moves in the standard game.
 REACH: Final = {"S": 1, "H": 2, "C": 3, "s": 1, "h": 2, "c": 3}
@@ -147,8 +147,6 @@ def apply_turn(board: tuple[str, ...], turn: Turn) -> tuple[str, ...]:
 
 def initial_board(variant: str = STANDARD) -> tuple[str, ...]:
     """The starting position's stacks."""
-    from pbm.games.accasta.board import INDEX
-
     board = [""] * N_CELLS
     white = {"a": "SHC", "b": "SH", "c": "S"}
     black_rows = {"g": "a", "f": "b", "e": "c"}
@@ -234,15 +232,13 @@ class Position:
         return _outcome(self) is not None
 
     def __str__(self) -> str:
-        from pbm.games.accasta.diagram import render
-
         cached = _DIAGRAM_CACHE.get(self)
         if cached is not None:
             return cached
         out = _outcome(self)
         status = None
         if out is not None:
-            status = f"{COLOUR_NAMES[out.winner]} wins: {how_won(out)}"
+            status = f"{COLOUR_NAMES[winner(out)]} wins: {how_won(out)}"
         text = render(
             self.board, pari=self.pari, to_move=None if out else self.to_move, status=status
         )
@@ -252,11 +248,17 @@ class Position:
         return text
 
 
+def winner(out: Outcome) -> int:
+    """The winning seat of an outcome the rules decided: Accasta has no draws."""
+    assert out.winner is not None
+    return out.winner
+
+
 def how_won(out: Outcome) -> str:
     """The way a game ended, in words: "3 stacks in the enemy castle", "Black cannot move"."""
     if out.termination == "castle":
         return "3 stacks in the enemy castle"
-    return f"{COLOUR_NAMES[1 - out.winner]} cannot move"
+    return f"{COLOUR_NAMES[1 - winner(out)]} cannot move"
 
 
 # Caches keyed by the position value: positions are immutable, and the service,
