@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from email.message import EmailMessage, Message
 from html.parser import HTMLParser
 
+from pbm.mail.addresses import TokenAddress, parse_token_address
 from pbm.mail.headers import DEFAULT_POLICY, ParsedOnce
-from pbm.replies import TokenAddress, parse_token_address
 
 # --- the message ----------------------------------------------------------------
 
