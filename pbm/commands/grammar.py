@@ -26,8 +26,9 @@ from pbm.usecases.unit import Action
 # A board number, day count or move number: ASCII digits only (str.isdigit
 # accepts "²", which int() refuses), and few enough that int() is cheap.
 NUMBER = re.compile(r"[0-9]{1,9}")
-# A move with its optional guard: "a1:C-d1#7".
-_GUARDED = re.compile(r"(?P<move>.*?)#(?P<n>[^#]*)")
+# A move with its optional guard: "a1:C-d1#7". The last "#" is the guard's: a "#"
+# with nothing after it is a move's own (a mate sign, "Qxf7#").
+_GUARDED = re.compile(r"(?P<move>.*)#(?P<n>[^#]*)")
 
 
 class CommandError(ValueError):
@@ -341,7 +342,7 @@ def move_and_guard(reader: Reader, text: str) -> dict[str, Any]:
     if "#" not in text and (reader.peek() or "").startswith("#"):
         text += reader.word("#N")
     m = _GUARDED.fullmatch(text)
-    if m is None:
+    if m is None or not m.group("n"):
         return {"move": text}
     number = m.group("n")
     if not m.group("move"):
@@ -363,7 +364,8 @@ def _queued(reader: Reader) -> dict[str, Any]:
     move = reader.word("MOVE")
     if move.lower() == "clear":
         return {"clear": True}
-    if "#" in move:
+    guard = _GUARDED.fullmatch(move)
+    if guard is not None and guard.group("n"):
         raise reader.fail("A queued move takes no #N.")
     if (reader.peek() or "").lower() == "if":
         reader.word("if")

@@ -142,7 +142,7 @@ class InboxWorker:
             finished = []
             for mail, ds in done:
                 mine_out, outcomes = outcomes[: len(ds)], outcomes[len(ds) :]
-                finished.append(_finished(mail, mine_out))
+                finished.append(_finished(mail, mine_out)._replace(processed_by=self.worker_id))
             inbox.finish(session, finished, self.clock())
             handed: list[outbox.ClaimedMail] = []
             if self.hand_over_replies:

@@ -51,6 +51,7 @@ class Finished(NamedTuple):
     status: str  # done | ignored | failed
     note: str | None = None
     message_id: str | None = None  # None: leave the row's as it is
+    processed_by: str | None = None  # the worker
 
 
 def add(session: Session, mails: Sequence[Received], now: datetime) -> list[int]:
@@ -115,6 +116,7 @@ def finish(session: Session, finished: Sequence[Finished], now: datetime) -> int
             message_id=sa.func.coalesce(
                 sa.bindparam("message_id", type_=sa.String), INBOX.c.message_id
             ),
+            processed_by=sa.bindparam("processed_by"),
         )
     )
     params = [{**row._asdict(), "processed_at": now} for row in finished]

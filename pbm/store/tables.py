@@ -210,6 +210,7 @@ class InboxMessage(SQLModel, table=True):
     status: str = Field(default="new", index=True)  # new | done | ignored | failed
     note: str | None = Field(default=None, sa_type=sa.Text)
     processed_at: datetime | None = _utc_column(nullable=True)
+    processed_by: str | None = None  # the worker that acted on it (HOST:PID)
 
 
 class OutboxMessage(SQLModel, table=True):

@@ -1,8 +1,9 @@
 """Draw offers (``games.draw_offer_by``); columns no longer used go.
 
 The players' vacation columns have been unused since 0002 (vacations are
-rows of ``vacations``); inbox rows are no longer claimed (a worker takes and
-finishes them in one transaction).
+rows of ``vacations``). Inbox rows are no longer claimed (a worker takes and
+finishes them in one transaction): ``claimed_by`` becomes ``processed_by``,
+the worker that acted on the mail.
 
 Revision ID: 0004
 Revises: 0003
@@ -29,13 +30,13 @@ def upgrade() -> None:
         batch.drop_column("vacation_days_used")
         batch.drop_column("vacation_year")
     with op.batch_alter_table("inbox") as batch:
-        batch.drop_column("claimed_by")
+        batch.alter_column("claimed_by", new_column_name="processed_by")
         batch.drop_column("claimed_at")
 
 
 def downgrade() -> None:
     with op.batch_alter_table("inbox") as batch:
-        batch.add_column(sa.Column("claimed_by", sa.String(), nullable=True))
+        batch.alter_column("processed_by", new_column_name="claimed_by")
         batch.add_column(sa.Column("claimed_at", sa.DateTime(timezone=True), nullable=True))
     with op.batch_alter_table("players") as batch:
         batch.add_column(sa.Column("vacation_year", sa.Integer(), nullable=True))
