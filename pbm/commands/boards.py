@@ -44,7 +44,8 @@ def _move(args: Args, ctx: Context) -> Built:
     board = ctx.board(args)
     if args.move.lower() == "resign":
         return moves.Resign(board, ctx.comment), ctx.who(args)
-    return moves.Move(board, args.move, args.expect, ctx.comment, args.claim), ctx.who(args)
+    move = moves.Move(board, args.move, args.expect, ctx.comment, args.claim, ctx.message_id)
+    return move, ctx.who(args)
 
 
 def _queue(args: Args, ctx: Context) -> Built:

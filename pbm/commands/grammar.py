@@ -139,6 +139,7 @@ class Context:
 
     sender: str
     comment: str = ""
+    message_id: str | None = None  # of the mail the line came in
     game: str | None = None  # the game word of a game command
     reply_board: int | None = None  # reply mode: the board and player of the address
     reply_userid: str | None = None

@@ -170,6 +170,7 @@ class _Reading:
         ctx = commands.Context(
             sender=self.inbound.sender,
             comment=comment,
+            message_id=key,
             game=found.game,
             reply_board=board,
             reply_userid=self.token.userid if self.token is not None else None,

@@ -17,7 +17,6 @@ import socket
 import threading
 import time
 from collections.abc import Sequence
-from email.message import EmailMessage
 from pathlib import Path
 from typing import Protocol
 
@@ -49,7 +48,9 @@ class PermanentFailure(DeliveryError):
 class Transport(Protocol):
     """Delivers one message to its recipients or raises a ``DeliveryError``."""
 
-    async def send(self, msg: EmailMessage, recipients: Sequence[str]) -> None: ...
+    async def send(self, data: bytes, sender: str, recipients: Sequence[str]) -> None:
+        """Deliver ``data`` (a message, LF line ends) from the envelope ``sender``."""
+        ...
 
 
 def _fsync(path: Path) -> None:
@@ -131,9 +132,10 @@ class MaildirTransport:
             _fsync(self.path / "new")
             self._synced = covered
 
-    async def send(self, msg: EmailMessage, recipients: Sequence[str]) -> None:
-        # Files on disk use the local line end, not SMTP's CRLF.
-        data = msg.as_bytes(policy=msg.policy.clone(linesep="\n"))
+    async def send(self, data: bytes, sender: str, recipients: Sequence[str]) -> None:
+        # Files on disk use the local line end, LF, as ``data`` has it; the
+        # envelope goes where a local delivery agent puts it.
+        data = f"Return-Path: <{sender}>\n".encode() + data
         try:
             await asyncio.to_thread(self._deliver, data)
         except OSError as exc:  # a full disk or a missing permission may well pass
@@ -159,7 +161,6 @@ class SmtpTransport:
         username: str = "",
         password: str = "",
         *,
-        sender: str = "",
         timeout: float = 60.0,
     ) -> None:
         self.host = host
@@ -167,16 +168,18 @@ class SmtpTransport:
         self.starttls = starttls
         self.username = username
         self.password = password
-        self.sender = sender
         self.timeout = timeout
 
-    async def send(self, msg: EmailMessage, recipients: Sequence[str]) -> None:
+    async def send(self, data: bytes, sender: str, recipients: Sequence[str]) -> None:
         where = f"{self.host}:{self.port}"
+        # RFC 6531: a non-ASCII address (or header, RFC 6532) needs SMTPUTF8.
+        utf8 = not (data.isascii() and sender.isascii() and all(r.isascii() for r in recipients))
         try:
             errors, _ = await aiosmtplib.send(
-                msg,
-                sender=self.sender or None,
+                data,  # aiosmtplib makes the line ends CRLF and dot-stuffs
+                sender=sender,
                 recipients=list(recipients),
+                mail_options=["SMTPUTF8"] if utf8 else None,
                 hostname=self.host,
                 port=self.port,
                 start_tls=self.starttls,
@@ -235,6 +238,5 @@ def transport_from_config(config: Config) -> Transport:
             out.starttls,
             out.username,
             out.password,
-            sender=config.mail.address,
         )
     raise ConfigError(f'outbound.transport must be "maildir" or "smtp", not {out.transport!r}')

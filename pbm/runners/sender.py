@@ -207,7 +207,7 @@ class OutboxSender:
                 if relay_down:
                     return DEFERRED  # nothing gets through now: later, no attempt charged
                 try:
-                    await self.transport.send(msg, [row.to_addr])
+                    await self.transport.send(msg, self.config.mail.address, [row.to_addr])
                 except TemporaryFailure as exc:
                     if exc.relay_down:
                         relay_down.append(exc)

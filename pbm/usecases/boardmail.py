@@ -91,6 +91,10 @@ class BoardView:
         """The winning seat of a finished game (None: a draw, or not finished)."""
         return winner_of(self.result) if self.result else None
 
+    @property
+    def drawn(self) -> bool:
+        return self.status == "finished" and self.result is not None and self.winner is None
+
 
 def fmt_time(t: datetime | None) -> str:
     return "-" if t is None else t.strftime("%Y-%m-%d %H:%M UTC")
@@ -121,6 +125,8 @@ def subject_status(view: BoardView) -> str:
     if view.status == "cancelled":
         return "cancelled"
     winner = view.winner
+    if view.drawn:
+        return "draw"
     if view.status == "finished" and winner is not None:
         return f"{view.seat_names[winner].lower()} wins"
     if view.status == "finished":
@@ -188,8 +194,10 @@ def _state_lines(view: BoardView) -> list[str]:
     if view.status == "cancelled":
         return ["This board was cancelled."]
     winner = view.winner
+    how = f" ({view.termination})" if view.termination else ""
+    if view.drawn:
+        return [f"Draw{how}. Result {view.result}.", *_rating_lines(view)]
     if view.status == "finished" and winner is not None:
-        how = f" ({view.termination})" if view.termination else ""
         lines = [f"{_seat_label(view, winner)} wins{how}. Result {view.result}."]
         return lines + _rating_lines(view)
     if view.status == "finished":

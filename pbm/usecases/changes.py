@@ -134,9 +134,10 @@ class BoardChange:
         gone = [f.id for f in old - new if f.id is not None]
         if gone:
             session.execute(sa.delete(FOLLOWERS).where(FOLLOWERS.c.id.in_(gone)))
-        for f in new - old:
-            values = {"board": self.after.number, **_fields(f, without="id")}
-            _execute(session, sa.insert(FOLLOWERS).values(values))
+        added = [f for f in self.after.followers if f in new - old]
+        if added:
+            rows = [{"board": self.after.number, **_fields(f, without="id")} for f in added]
+            session.execute(sa.insert(FOLLOWERS), rows)
 
     def _save_queue(self, session: Session) -> None:
         old = set(self.before.queue) if self.before is not None else set()

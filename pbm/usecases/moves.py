@@ -77,6 +77,7 @@ def played(
     text: str,
     comment: str,
     now: datetime,
+    message_id: str | None = None,
     *,
     queued: bool = False,
 ) -> Board:
@@ -94,6 +95,7 @@ def played(
         created_at=now,
         position_before=board.position,
         queued=queued,
+        message_id=message_id,
     )
     moved = replace(
         board,
@@ -116,6 +118,7 @@ class Move:
     """Play a move (``MOVE#N`` or ``expect``: only as move N); ``resign`` resigns.
 
     ``claim``: claim the draw the position after the move allows.
+    ``message_id``: of the mail it came in, kept with the move.
     """
 
     board: int
@@ -123,6 +126,7 @@ class Move:
     expect: int | None = None
     comment: str = ""
     claim: bool = False
+    message_id: str | None = None
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
         text, expect = split_guard(self.text, self.expect)
@@ -144,7 +148,9 @@ class Move:
             raise NotYourTurn(f"It is {other}'s turn on board {board.number}, not yours.")
         new_state, canonical = play(state, text)
         now = world.now
-        after = played(board, mover.userid, new_state, canonical, text, self.comment, now)
+        after = played(
+            board, mover.userid, new_state, canonical, text, self.comment, now, self.message_id
+        )
         headline = ""
         if self.claim and after.status == "active":
             after, headline = claimed(after, new_state, mover, now)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Protocol
 
 from sqlalchemy.exc import IntegrityError
@@ -153,60 +154,69 @@ def write(
     written: set[Key] = set()
     outcomes = []
     for item in decided:
-        request = item.request
-        outcome = Outcome(request)
-        try:
-            with session.begin_nested():
-                if request.message_id and not inbox.remember(session, request.message_id, now):
-                    raise AlreadyProcessed(request.message_id)
-                decision = _save(site, session, world, item, written)
-                if isinstance(decision, Refused):
-                    outcome.refused = decision
-                    if request.answer_refusal is None:
-                        raise _Undo
-                    replies = tuple(request.answer_refusal(decision))
-                else:
-                    replies = tuple(decision.replies)
-                    written |= decision.keys
-                    world.forget(decision.keys)
-                outcome.replies = _threaded(replies, request)
-                if screen is not None:
-                    outcome.replies = tuple(screen(session, outcome.replies))
-                outcome.outbox_ids = outbox.enqueue(
-                    session, outcome.replies, site.mail_domain, now, site.due(now)
-                )
-        except AlreadyProcessed:
-            outcome.already_done = True
-        except _Undo:
-            pass
+        current = item
+        stale = bool(current.reads & written)
+        for _ in range(ATTEMPTS):
+            if stale:  # decide again, on values read in this transaction
+                world.forget(current.reads)
+                current = decide(site, world, item.request)
+            try:
+                outcome = _write_one(site, session, current, now, screen)
+                break
+            except (Stale, IntegrityError):
+                stale = True
+        else:
+            contended = BoardChanged(
+                "Another command changed the same data at the same moment; nothing was "
+                "done. Look at the board and send your command again."
+            )
+            current = Decided(item.request, None, contended, current.reads)
+            outcome = _write_one(site, session, current, now, screen)
+        if isinstance(current.decision, Decision) and not outcome.already_done:
+            written |= current.decision.keys
+            world.forget(current.decision.keys)
         outcomes.append(outcome)
     return outcomes
 
 
-def _save(
-    site: Site, session: Session, world: World, item: Decided, written: set[Key]
-) -> Decision | Refused:
-    """Save a decision's changes, deciding again while what it read has changed."""
-    current = item
-    stale = bool(current.reads & written)
-    for _ in range(ATTEMPTS):
-        if stale:
-            world.forget(current.reads)
-            current = decide(site, world, item.request)
-        decision = current.decision
-        if isinstance(decision, Refused):
-            return decision
-        try:
-            with session.begin_nested():
+def _write_one(
+    site: Site,
+    session: Session,
+    item: Decided,
+    now: datetime,
+    screen: Callable[[Session, Sequence[Reply]], Sequence[Reply]] | None,
+) -> Outcome:
+    """Write one decided request in a savepoint of its own: all of it, or nothing.
+
+    Raises ``Stale`` (or the database's ``IntegrityError``) when a change finds
+    its values changed: the savepoint is rolled back and the caller decides again.
+    """
+    request, decision = item.request, item.decision
+    outcome = Outcome(request)
+    try:
+        with session.begin_nested():
+            if request.message_id and not inbox.remember(session, request.message_id, now):
+                raise AlreadyProcessed(request.message_id)
+            if isinstance(decision, Refused):
+                outcome.refused = decision
+                if request.answer_refusal is None:
+                    raise _Undo
+                replies = tuple(request.answer_refusal(decision))
+            else:
                 for change in decision.changes:
                     change.save(session)
-            return decision
-        except (Stale, IntegrityError):
-            stale = True
-    return BoardChanged(
-        "Another command changed the same data at the same moment; nothing was done. "
-        "Look at the board and send your command again."
-    )
+                replies = tuple(decision.replies)
+            outcome.replies = _threaded(replies, request)
+            if screen is not None:
+                outcome.replies = tuple(screen(session, outcome.replies))
+            outcome.outbox_ids = outbox.enqueue(
+                session, outcome.replies, site.mail_domain, now, site.due(now)
+            )
+    except AlreadyProcessed:
+        outcome.already_done = True
+    except _Undo:
+        pass
+    return outcome
 
 
 def _threaded(replies: Sequence[Reply], request: Request) -> tuple[Reply, ...]:
