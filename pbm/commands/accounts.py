@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-from pbm.commands.grammar import (
-    DAYS,
-    EMAIL,
-    NEW_PASSWORD,
-    OPTIONAL_EMAIL,
-    PASSWORD,
-    USERID,
-    Args,
-    Built,
-    Command,
-    Context,
-)
+from pbm.commands.arguments import DAYS, EMAIL, NEW_PASSWORD, OPTIONAL_EMAIL, PASSWORD, USERID
+from pbm.commands.grammar import Args, Built, Command, Context
 from pbm.usecases import accounts, vacations
 
 

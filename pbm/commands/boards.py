@@ -4,20 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pbm.commands.grammar import (
-    BOARD,
-    MOVE,
-    OPTIONS,
-    PASSWORD,
-    QUEUED,
-    USERID,
-    USERID1,
-    USERID2,
-    Args,
-    Built,
-    Command,
-    Context,
-)
+from pbm.commands.arguments import BOARD, MOVE, OPTIONS, PASSWORD, QUEUED, USERID, USERID1, USERID2
+from pbm.commands.grammar import Args, Built, Command, Context
 from pbm.usecases import challenges, moves, proposals, queue
 from pbm.usecases.unit import Action
 

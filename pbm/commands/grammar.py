@@ -26,9 +26,6 @@ from pbm.usecases.unit import Action
 # A board number, day count or move number: ASCII digits only (str.isdigit
 # accepts "²", which int() refuses), and few enough that int() is cheap.
 NUMBER = re.compile(r"[0-9]{1,9}")
-# A move with its optional guard: "a1:C-d1#7". The last "#" is the guard's: a "#"
-# with nothing after it is a move's own (a mate sign, "Qxf7#").
-_GUARDED = re.compile(r"(?P<move>.*)#(?P<n>[^#]*)")
 
 
 class CommandError(ValueError):
@@ -236,7 +233,8 @@ def read_args(command: Command, args: Sequence[Arg], reader: Reader) -> Args:
     return Args(**values)
 
 
-def _list(names: Collection[str]) -> str:
+def listed(names: Collection[str]) -> str:
+    """Names for a message: sorted, with commas."""
     return ", ".join(sorted(names))
 
 
@@ -267,14 +265,14 @@ class Grammar:
         if first in names:
             if len(words) < 2:
                 raise CommandError(
-                    f"{first} needs a command word.", f"{first} commands: {_list(self.game)}"
+                    f"{first} needs a command word.", f"{first} commands: {listed(self.game)}"
                 )
             verb = words[1].lower()
             command = self.game.get(verb)  # type: ignore[assignment]
             if command is None:
                 raise CommandError(
                     f"{first} has no command {words[1]!r}.",
-                    f"{first} commands: {_list(self.game)}",
+                    f"{first} commands: {listed(self.game)}",
                 )
             usage = f"{first} {verb} needs: {command.usage(first, verb)}"
             reader = Reader(words[2:], usage, line, 2, names)
@@ -282,7 +280,7 @@ class Grammar:
         if len(words) >= 3 and words[1].lower() in self.game and NUMBER.fullmatch(words[2]):
             # "chess move 12 ...": a game command for a game this server does not run.
             raise CommandError(
-                f"There is no game {words[0]!r} here.", f"Games: {_list(names) or '(none)'}"
+                f"There is no game {words[0]!r} here.", f"Games: {listed(names) or '(none)'}"
             )
         return None
 
@@ -310,135 +308,3 @@ class Grammar:
 def _words(line: str) -> list[str]:
     # A trailing ";" closes a move in the classic notation ("d1:CHc-e1;").
     return line.strip().rstrip(";").split()
-
-
-# -- the arguments ---------------------------------------------------------------
-
-
-def _board(reader: Reader) -> dict[str, Any]:
-    text = reader.word("BOARD")
-    if NUMBER.fullmatch(text) is None or int(text) == 0:
-        raise reader.fail(f"BOARD must be a board number like 12, not {text!r}.")
-    return {"board": int(text)}
-
-
-def _word(name: str, field_name: str, strip: str = "", by_reply: bool = False) -> Arg:
-    def read(reader: Reader) -> dict[str, Any]:
-        return {field_name: reader.word(name).strip(strip)}
-
-    return Arg(name, read, by_reply)
-
-
-def _optional(name: str, field_name: str, strip: str = "") -> Arg:
-    def read(reader: Reader) -> dict[str, Any]:
-        return {field_name: reader.word(name).strip(strip)} if reader.more() else {}
-
-    return Arg(f"[{name}]", read)
-
-
-def move_and_guard(reader: Reader, text: str) -> dict[str, Any]:
-    """``MOVE#N`` as the move text and N; a separate ``#N`` word is also read."""
-    if text.lower() == "resign":
-        return {"move": "resign"}
-    if "#" not in text and (reader.peek() or "").startswith("#"):
-        text += reader.word("#N")
-    m = _GUARDED.fullmatch(text)
-    if m is None or not m.group("n"):
-        return {"move": text}
-    number = m.group("n")
-    if not m.group("move"):
-        raise reader.fail("MOVE is missing before #N.")
-    if NUMBER.fullmatch(number) is None or int(number) == 0:
-        raise reader.fail(f"#N must be a move number like #7, not {'#' + number!r}.")
-    return {"move": m.group("move"), "expect": int(number)}
-
-
-def _move(reader: Reader) -> dict[str, Any]:
-    values = move_and_guard(reader, reader.word("MOVE"))
-    if (reader.peek() or "").lower() == "claim":
-        reader.word("claim")
-        values["claim"] = True
-    return values
-
-
-def _queued(reader: Reader) -> dict[str, Any]:
-    move = reader.word("MOVE")
-    if move.lower() == "clear":
-        return {"clear": True}
-    guard = _GUARDED.fullmatch(move)
-    if guard is not None and guard.group("n"):
-        raise reader.fail("A queued move takes no #N.")
-    if (reader.peek() or "").lower() == "if":
-        reader.word("if")
-        return {"move": move, "if_move": reader.word("OPPONENT-MOVE")}
-    return {"move": move}
-
-
-def _days_or_off(reader: Reader) -> dict[str, Any]:
-    text = reader.word("DAYS")
-    if text.lower() == "off":
-        return {"days": None}
-    count = days(reader, text, "DAYS")
-    if count == 0:
-        raise reader.fail("DAYS must be at least 1 (or off).")
-    return {"days": count}
-
-
-def _options(reader: Reader) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    options: dict[str, str] = {}
-    seen: set[str] = set()
-    while reader.more():
-        word = reader.word("OPTION")
-        key, eq, value = word.lower().removeprefix("--").partition("=")
-        if not word.startswith("--") or not eq or not key or not value:
-            raise reader.fail(f"{word!r} is not an option like --variant=pari.")
-        if key == "option":
-            key, eq, value = value.partition("=")
-            if not eq or not key or not value:
-                raise reader.fail(f"{word!r} is not an option like --option=KEY=VALUE.")
-        if key in seen:
-            raise reader.fail(f"--{key} is given twice.")
-        seen.add(key)
-        if key == "variant":
-            values["variant"] = value
-        elif key == "nagtime":
-            values["nag_days"] = days(reader, value, "--nagtime")
-        elif key == "forfeittime":
-            values["forfeit_days"] = days(reader, value, "--forfeittime")
-        else:
-            options[key] = value
-    return {**values, "options": options}
-
-
-def _game(reader: Reader) -> dict[str, Any]:
-    if not reader.more():
-        return {}
-    name = reader.word("GAME")
-    if name.lower() not in reader.games:
-        raise reader.fail(f"There is no game {name!r} here; games: {_list(reader.games)}.")
-    return {"game": name.lower()}
-
-
-def _message(reader: Reader) -> dict[str, Any]:
-    text = reader.rest()
-    return {"message": text or None}
-
-
-BOARD = Arg("BOARD", _board, by_reply=True)
-USERID = _word("USERID", "userid", by_reply=True)
-PASSWORD = _word("PASSWORD", "password", by_reply=True)
-NEW_PASSWORD = _word("NEW-PASSWORD", "new_password")
-EMAIL = _word("EMAIL", "email", strip="<>")
-OPTIONAL_EMAIL = _optional("EMAIL", "email", strip="<>")
-OPTIONAL_USERID = _optional("USERID", "userid")
-USERID1 = _word("USERID1", "userid")
-USERID2 = _word("USERID2", "userid2")
-MOVE = Arg("MOVE[#N]", _move)
-QUEUED = Arg("MOVE [if OPPONENT-MOVE]", _queued)
-DAYS = Arg("DAYS|off", _days_or_off)
-OPTIONS = Arg(
-    "[--variant=VARIANT] [--nagtime=DAYS] [--forfeittime=DAYS] [--OPTION=VALUE]", _options
-)
-MESSAGE = Arg("[MESSAGE]", _message)
-OPTIONAL_GAME = Arg("[GAME]", _game)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pbm import games
 from pbm.commands import accounts, boards, reading, talk
-from pbm.commands.grammar import OPTIONAL_GAME, Args, Built, Command, Context
+from pbm.commands.arguments import OPTIONAL_GAME
+from pbm.commands.grammar import Args, Built, Command, Context
 from pbm.usecases.boardmail import WIDTH, wrap
 from pbm.usecases.reading import Answer
 from pbm.usecases.world import rules_of

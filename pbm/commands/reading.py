@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pbm.commands.grammar import BOARD, OPTIONAL_USERID, USERID, Args, Built, Command, Context
+from pbm.commands.arguments import BOARD, OPTIONAL_USERID, USERID
+from pbm.commands.grammar import Args, Built, Command, Context
 from pbm.usecases import reading
 
 

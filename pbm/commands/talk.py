@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pbm.commands.grammar import BOARD, MESSAGE, PASSWORD, USERID, Args, Built, Command, Context
+from pbm.commands.arguments import BOARD, MESSAGE, PASSWORD, USERID
+from pbm.commands.grammar import Args, Built, Command, Context
 from pbm.usecases import talk
 
 PLAYER = (BOARD, USERID, PASSWORD)

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pbm import commands, games
 from pbm.commands import CommandError, Parsed
 from pbm.config import Config
-from pbm.mail.inbound import Inbound, command_candidates, read_message, subject_command_text
+from pbm.mail.inbound import Inbound, read_message
+from pbm.mail.quotes import command_candidates, subject_command_text
 from pbm.replies import Reply
 from pbm.usecases.auth import Who
 from pbm.usecases.boardmail import wrap
@@ -91,7 +92,11 @@ def find_commands(mail: Mail, env: Env) -> None:
     token = inbound.token
     reading = _Reading(inbound, env)
     lines, comment = command_candidates(
-        inbound, reply_mode=token is not None, is_command=reading.is_command
+        inbound.text,
+        inbound.new_text,
+        inbound.subject,
+        reply_mode=token is not None,
+        is_command=reading.is_command,
     )
     mid = mail.message_id
     if token is not None and not token.is_valid(env.config.mail.secret):
