@@ -94,6 +94,8 @@ _EMPTY_ORDER = (
     "inbox",
     "outbox",
     "processed_messages",
+    "password_failures",
+    "answer_counts",
 )
 _SERIALS = (
     ("games", "board"),
@@ -105,6 +107,7 @@ _SERIALS = (
     ("clock_pauses", "id"),
     ("inbox", "id"),
     ("outbox", "id"),
+    ("password_failures", "id"),
 )
 
 

@@ -6,10 +6,10 @@ import asyncio
 
 import click
 
-from pbm.cli.site import database_errors, load_config
+from pbm.cli.site import check_revision, database_errors, load_config
 from pbm.runners.logs import configure_logging
 from pbm.runners.serve import serve as run_server
-from pbm.store.engine import Database, current_revision, shown_url
+from pbm.store.engine import Database
 
 
 @click.command()
@@ -25,10 +25,7 @@ def serve(ctx: click.Context) -> None:
     db = Database.open(cfg)
     try:
         with database_errors(cfg):
-            if current_revision(db) is None:
-                raise click.ClickException(
-                    f"no pbm database at {shown_url(cfg)}: run `pbm init` first"
-                )
+            check_revision(db, cfg)
     finally:
         db.close()
     try:

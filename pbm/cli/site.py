@@ -16,7 +16,7 @@ import click
 from sqlalchemy import exc as sa_exc
 
 from pbm import config as config_mod
-from pbm.store.engine import Database, current_revision, shown_url
+from pbm.store.engine import Database, current_revision, head_revision, shown_url
 from pbm.usecases.refusals import Refused
 from pbm.usecases.site import Site, utc_now
 
@@ -49,9 +49,21 @@ def database_errors(cfg: config_mod.Config) -> Iterator[None]:
     """A database that cannot be reached is a one-line error, not a traceback."""
     try:
         yield
-    except sa_exc.OperationalError as exc:
+    except sa_exc.DBAPIError as exc:  # unreachable, refused, or not the schema we expect
         reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
         raise click.ClickException(f"database {shown_url(cfg)}: {reason}") from None
+
+
+def check_revision(db: Database, cfg: config_mod.Config) -> None:
+    """A database without pbm's schema, or at an older revision, is a clear error."""
+    revision = current_revision(db)
+    if revision is None:
+        raise click.ClickException(f"no pbm database at {shown_url(cfg)}: run `pbm init` first")
+    if revision != head_revision():
+        raise click.ClickException(
+            f"the database at {shown_url(cfg)} is at revision {revision}, this pbm needs "
+            f"{head_revision()}: run `pbm db upgrade` first"
+        )
 
 
 @contextmanager
@@ -69,10 +81,7 @@ def open_site(ctx: click.Context, now: datetime | None = None) -> Iterator[Site]
         ) from None
     try:
         with database_errors(cfg):
-            if current_revision(db) is None:
-                raise click.ClickException(
-                    f"no pbm database at {shown_url(cfg)}: run `pbm init` first"
-                )
+            check_revision(db, cfg)
             site = Site(db, cfg)
             if now is not None:
                 site = Site(db, cfg, lambda: now, lambda: min(now, utc_now()))

@@ -16,6 +16,7 @@ parses; ``DEFAULT_POLICY`` and ``SMTP_POLICY`` are ``policy.default`` and
 from __future__ import annotations
 
 import email.utils
+import re
 from email import policy
 from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage, Message
@@ -153,3 +154,16 @@ def sender_address(msg: Message) -> tuple[str, str]:
         pass
     name, addr = email.utils.parseaddr(raw_header(msg, "From"))
     return (name, addr) if "@" in addr else ("", "")
+
+
+# RFC 5322 3.6.4: msg-id = "<" id-left "@" id-right ">", each a dot-atom-text (or
+# the right a no-fold-literal). Only such a value is copied into our headers.
+_ATEXT = r"[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]"
+_DOT_ATOM = rf"{_ATEXT}+(?:\.{_ATEXT}+)*"
+_MSG_ID = re.compile(rf"<{_DOT_ATOM}@(?:{_DOT_ATOM}|\[[\x21-\x5a\x5e-\x7e]*\])>")
+
+
+def msg_id(value: str) -> str | None:
+    """``value`` if it is exactly one valid msg-id (RFC 5322 3.6.4), else None."""
+    value = value.strip()
+    return value if len(value) <= 250 and _MSG_ID.fullmatch(value) else None

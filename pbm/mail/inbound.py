@@ -10,11 +10,19 @@ reply-token address the mail was sent to, if any.
 from __future__ import annotations
 
 import email
+import re
 from dataclasses import dataclass
 
 from pbm.mail.addresses import TokenAddress, parse_token_address
 from pbm.mail.body import body_text
-from pbm.mail.headers import DEFAULT_POLICY, ParsedOnce, clean, header_text, sender_address
+from pbm.mail.headers import (
+    DEFAULT_POLICY,
+    ParsedOnce,
+    clean,
+    header_text,
+    msg_id,
+    sender_address,
+)
 from pbm.mail.quotes import strip_reply
 from pbm.mail.robots import never_answer
 
@@ -24,7 +32,10 @@ class Inbound:
     """One received mail, decoded.
 
     ``sender`` is the address to answer: the From address (the envelope
-    sender when there is no From). ``return_path`` is the SMTP envelope
+    sender when there is no From). ``message_id`` is the mail's Message-ID
+    as written (without control characters), its key against acting twice;
+    ``thread_id`` the same only if it is a valid msg-id (RFC 5322 3.6.4):
+    only that is copied into our replies' ``In-Reply-To``. ``return_path`` is the SMTP envelope
     sender ("" for a bounce) and ``rcpt`` the envelope recipients. ``text`` is
     the whole body as plain text, ``new_text`` only what the sender wrote
     (``strip_reply``). ``token`` is the first recipient that is a reply-token
@@ -38,6 +49,7 @@ class Inbound:
     return_path: str
     rcpt: tuple[str, ...]
     message_id: str
+    thread_id: str | None
     subject: str
     in_reply_to: str
     references: tuple[str, ...]
@@ -56,20 +68,26 @@ def read_message(
     try:
         msg = email.message_from_bytes(raw, _class=ParsedOnce, policy=DEFAULT_POLICY)
         sender_name, sender = sender_address(msg)
+        sender = sender or return_path
         text = body_text(msg)
+        message_id = _CONTROLS.sub("", header_text(msg, "Message-ID")).strip()[:250]
+        ignore = never_answer(msg, return_path, server_address)
+        if ignore is None and not usable_address(sender):
+            ignore = f"no address to answer ({sender!r})"
         return Inbound(
-            sender=sender or return_path,
+            sender=sender,
             sender_name=sender_name,
             return_path=return_path,
             rcpt=rcpt,
-            message_id=header_text(msg, "Message-ID").strip(),
+            message_id=message_id,
+            thread_id=msg_id(message_id),
             subject=" ".join(header_text(msg, "Subject").split()),
             in_reply_to=header_text(msg, "In-Reply-To").strip(),
             references=tuple(header_text(msg, "References").split()),
             text=text,
             new_text=strip_reply(text),
             token=_token(rcpt, server_address),
-            ignore_reason=never_answer(msg, return_path, server_address),
+            ignore_reason=ignore,
         )
     except Exception as exc:  # a parser bug must not lose the mail's log line or crash the worker
         return Inbound(
@@ -78,6 +96,7 @@ def read_message(
             return_path=return_path,
             rcpt=rcpt,
             message_id="",
+            thread_id=None,
             subject="",
             in_reply_to="",
             references=(),
@@ -86,6 +105,20 @@ def read_message(
             token=None,
             ignore_reason=f"unreadable message ({type(exc).__name__})",
         )
+
+
+_CONTROLS = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
+# A mailbox we can write to: one word with an "@", no controls (RFC 5321 4.5.3.1.3: 254).
+_USABLE = re.compile(r"[^\s@<>()\[\]\\,;:\"]+@[^\s@<>()\[\]\\,;:\"]+")
+
+
+def usable_address(address: str) -> bool:
+    """Whether ``address`` is one we can answer: a plain mailbox, no controls, not too long."""
+    return (
+        len(address) <= 254
+        and _USABLE.fullmatch(address) is not None
+        and _CONTROLS.search(address) is None
+    )
 
 
 def _token(rcpt: tuple[str, ...], server_address: str) -> TokenAddress | None:

@@ -217,7 +217,7 @@ class _Reading:
             action,
             who,
             sender=sender,
-            in_reply_to=self.inbound.message_id or None,
+            in_reply_to=self.inbound.thread_id,
             message_id=key,
             answer_refusal=lambda error: [error_reply(sender, error.message, line, board)],
         )

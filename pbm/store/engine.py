@@ -14,7 +14,7 @@ The schema is created and upgraded by the alembic migrations shipped in
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,9 +116,17 @@ class Database:
 
     @contextmanager
     def read(self) -> Iterator[Session]:
-        """A session for reading only: a snapshot, no write lock (SQLite), nothing committed."""
+        """A session for reading only: one snapshot for all it reads, no lock, nothing committed.
+
+        SQLite's WAL mode gives a deferred transaction a snapshot; PostgreSQL
+        needs REPEATABLE READ for one (READ COMMITTED sees each statement's own).
+        """
+        options: dict[str, Any] = {_READ_ONLY: True}
+        if self.dialect == "postgresql":
+            options["isolation_level"] = "REPEATABLE READ"
+            options["postgresql_readonly"] = True
         with (
-            self.engine.connect().execution_options(**{_READ_ONLY: True}) as conn,
+            self.engine.connect().execution_options(**options) as conn,
             Session(bind=conn) as session,
         ):
             yield session  # closing the session rolls its transaction back
@@ -147,12 +155,41 @@ def upgrade(config_or_url: Config | str | URL | Database, revision: str = "head"
     """Bring the database's schema to ``revision`` (the newest by default)."""
     from alembic import command
 
+    _migrate(config_or_url, lambda cfg: command.upgrade(cfg, revision))
+
+
+def downgrade(config_or_url: Config | str | URL | Database, revision: str) -> None:
+    """Take the database's schema back to ``revision``."""
+    from alembic import command
+
+    _migrate(config_or_url, lambda cfg: command.downgrade(cfg, revision))
+
+
+def _migrate(config_or_url: Config | str | URL | Database, run: Callable[[Any], None]) -> None:
+    """Run an alembic command in one transaction.
+
+    On SQLite, changing a column copies its table and drops the old one, which
+    foreign keys would forbid: they are off for the migration (it must be said
+    outside a transaction) and checked before it commits (alembic's advice).
+    """
     db = config_or_url if isinstance(config_or_url, Database) else Database.open(config_or_url)
+    sqlite = db.dialect == "sqlite"
     try:
         cfg = alembic_config(db.engine.url)
-        with db.engine.begin() as conn:
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, revision)
+        with db.engine.connect() as conn:
+            if sqlite:
+                conn.connection.driver_connection.execute("PRAGMA foreign_keys = OFF")  # type: ignore[union-attr]
+            try:
+                with conn.begin():
+                    cfg.attributes["connection"] = conn
+                    run(cfg)
+                    if sqlite:
+                        broken = conn.exec_driver_sql("PRAGMA foreign_key_check").all()
+                        if broken:
+                            raise RuntimeError(f"the migration broke foreign keys: {broken[:5]}")
+            finally:
+                if sqlite:
+                    conn.connection.driver_connection.execute("PRAGMA foreign_keys = ON")  # type: ignore[union-attr]
     finally:
         if db is not config_or_url:
             db.close()

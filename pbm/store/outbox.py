@@ -235,12 +235,16 @@ class RetryResult(NamedTuple):
 
 def retry(session: Session, ids: Sequence[int], *, all_failed: bool, now: datetime) -> RetryResult:
     """Requeue rows for sending now: pending, attempts 0, due now; sent rows stay sent."""
-    stmt = sa.select(OUTBOX.c.id, OUTBOX.c.status)
+    stmt = sa.select(OUTBOX.c.id, OUTBOX.c.status, OUTBOX.c.claimed_until)
     wanted = OUTBOX.c.id.in_(ids)
     stmt = stmt.where(sa.or_(wanted, OUTBOX.c.status == "failed") if all_failed else wanted)
-    found = {int(i): str(status) for i, status in session.execute(stmt)}
+    found = {int(i): (str(status), until) for i, status, until in session.execute(stmt)}
     skipped = {i: "no such outbox row" for i in ids if i not in found}
-    skipped.update((i, "already sent") for i, status in found.items() if status == "sent")
+    for i, (status, until) in found.items():
+        if status == "sent":
+            skipped[i] = "already sent"
+        elif status == "pending" and until is not None and until > now:
+            skipped[i] = "being sent right now"  # a live lease: a second send would double it
     requeued = sorted(i for i in found if i not in skipped)
     if requeued:
         session.execute(

@@ -60,6 +60,10 @@ class Player(SQLModel, table=True):
     full_name: str = ""
     password_hash: str
     created_at: datetime = _utc_column()
+    status: str = "active"  # pending (a signup not yet confirmed) | active
+    reset_nonce: str | None = None  # makes a password reset address usable once
+    lockout_told_at: datetime | None = _utc_column(nullable=True)
+    lockout_answered_at: datetime | None = _utc_column(nullable=True)
 
 
 class Game(SQLModel, table=True):
@@ -184,6 +188,7 @@ class Vacation(SQLModel, table=True):
     userid: str = Field(foreign_key="players.userid", index=True)
     starts_at: datetime = _utc_column()
     ends_at: datetime = _utc_column()
+    kind: str = "vacation"  # vacation | bounce (his address bounced meanwhile)
 
 
 class ClockPause(SQLModel, table=True):
@@ -209,7 +214,7 @@ class InboxMessage(SQLModel, table=True):
     raw: bytes = Field(sa_type=sa.LargeBinary)
     status: str = Field(default="new", index=True)  # new | done | ignored | failed
     note: str | None = Field(default=None, sa_type=sa.Text)
-    processed_at: datetime | None = _utc_column(nullable=True)
+    processed_at: datetime | None = _utc_column(nullable=True, index=True)
     processed_by: str | None = None  # the worker that acted on it (HOST:PID)
 
 
@@ -245,7 +250,27 @@ class ProcessedMessage(SQLModel, table=True):
     __tablename__ = "processed_messages"
 
     message_id: str = Field(primary_key=True)
-    processed_at: datetime = _utc_column()
+    processed_at: datetime = _utc_column(index=True)
+
+
+class PasswordFailure(SQLModel, table=True):
+    """A wrong password given for an account (kept for the lockout time)."""
+
+    __tablename__ = "password_failures"
+
+    id: int | None = Field(default=None, primary_key=True)
+    userid: str = Field(index=True)
+    failed_at: datetime = _utc_column()
+
+
+class AnswerCount(SQLModel, table=True):
+    """How many automatic mails went to an address in one clock hour."""
+
+    __tablename__ = "answer_counts"
+
+    address: str = Field(primary_key=True)
+    hour: datetime = Field(sa_type=UTCDateTime, primary_key=True)
+    count: int = 0
 
 
 ALL_TABLES: tuple[str, ...] = (
@@ -260,6 +285,8 @@ ALL_TABLES: tuple[str, ...] = (
     "inbox",
     "outbox",
     "processed_messages",
+    "password_failures",
+    "answer_counts",
 )
 
 

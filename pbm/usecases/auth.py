@@ -60,8 +60,8 @@ def verify_password(password: str, stored: str) -> bool:
             dklen=len(expected),
             maxmem=256 * 1024 * 1024,
         )
-    except ValueError:
-        return False
+    except (ValueError, TypeError, OverflowError, MemoryError):
+        return False  # a hash we cannot read (or whose cost is absurd) matches nothing
     return hmac.compare_digest(got, expected)
 
 
