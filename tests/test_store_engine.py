@@ -160,10 +160,10 @@ def test_migrations_go_down_to_nothing_and_up_again(empty_url: str) -> None:
         db.close()
 
 
-def test_0004_up_and_down_keeps_the_games_and_the_inbox(empty_url: str) -> None:
+def test_0004_upgrade_keeps_the_games_and_the_inbox(empty_url: str) -> None:
     """A site at 0003 with players, a game, a move and a claimed inbox row: 0004 renames
-    the claim to ``processed_by``, drops the old vacation columns, adds draw offers; going
-    back restores the 0003 columns. Every row lives through both."""
+    the claim to ``processed_by``, drops the old vacation columns, adds draw offers, and
+    every row lives through it."""
     db = Database.open(empty_url)
     try:
         engine.upgrade(db, "0003")
@@ -223,6 +223,39 @@ def test_0004_up_and_down_keeps_the_games_and_the_inbox(empty_url: str) -> None:
             [mail] = s.exec(select(InboxMessage)).all()
             assert (mail.raw, mail.status, mail.processed_by) == (b"raw mail", "done", "w1")
             g.draw_offer_by = "bob"  # the new column takes values
+    finally:
+        db.close()
+
+
+def test_0004_downgrade_keeps_the_games_and_the_inbox(empty_url: str) -> None:
+    """Going back to 0003 restores its columns (claims, vacation columns, no draw offers)
+    and keeps every row; going up again gives the schema of the models."""
+    db = engine.init_db(empty_url)
+    try:
+        with db.transaction() as s:
+            g = _game(s)
+            g.draw_offer_by = "bob"
+            s.add(
+                Move(
+                    board=g.board,
+                    ply=1,
+                    userid="alice",
+                    notation="a1:C-d1",
+                    text="a1:C-d1",
+                    created_at=T0,
+                    position_before="START",
+                )
+            )
+            s.add(
+                InboxMessage(
+                    received_at=T0,
+                    mail_from="a@x.org",
+                    rcpt_to="pbm@example.org",
+                    raw=b"raw mail",
+                    status="done",
+                    processed_by="w1",
+                )
+            )
 
         _downgrade(db, "0003")
         assert engine.current_revision(db) == "0003"
@@ -233,7 +266,7 @@ def test_0004_up_and_down_keeps_the_games_and_the_inbox(empty_url: str) -> None:
             assert conn.execute(
                 sa.text("SELECT userid, vacation_days_used FROM players ORDER BY userid")
             ).all() == [("alice", 0), ("bob", 0)]
-            assert conn.execute(sa.text("SELECT board, ply FROM games")).all() == [(1, 1)]
+            assert conn.execute(sa.text("SELECT board, white FROM games")).all() == [(1, "alice")]
             assert conn.execute(sa.text("SELECT board, ply FROM moves")).all() == [(1, 1)]
             assert conn.execute(sa.text("SELECT claimed_by, claimed_at FROM inbox")).all() == [
                 ("w1", None)
@@ -242,6 +275,10 @@ def test_0004_up_and_down_keeps_the_games_and_the_inbox(empty_url: str) -> None:
         engine.upgrade(db)
         assert engine.current_revision(db) == HEAD
         assert _schema_differences(db) == []
+        with db.read() as s:
+            assert _players(s) == ["alice", "bob"]
+            assert [m.ply for m in s.exec(select(Move)).all()] == [1]
+            assert [m.processed_by for m in s.exec(select(InboxMessage)).all()] == ["w1"]
     finally:
         db.close()
 
