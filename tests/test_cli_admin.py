@@ -24,6 +24,7 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 from click.testing import CliRunner, Result
+from conftest import T0
 from sqlmodel import col, select
 
 import pbm.games
@@ -39,8 +40,9 @@ from pbm.store.engine import (
     head_revision,
     init_db,
 )
-from pbm.store.tables import ALL_TABLES, Game, Move, OutboxMessage, Player
-from pbm.usecases.auth import verify_password
+from pbm.store.engine import upgrade as upgrade_db
+from pbm.store.tables import ALL_TABLES, Game, Move, OutboxMessage, Player, UTCDateTime
+from pbm.usecases.auth import hash_password, verify_password
 
 DATA = Path(__file__).parent / "data"
 ACCASTA = pbm.games.get("accasta")
@@ -231,6 +233,69 @@ def test_commands_without_a_database_say_so(tmp_path: Path) -> None:
     # No command but init makes a database: a typo in the URL is not a new empty site.
     assert not (tmp_path / "none").exists()
     assert not (tmp_path / "a").exists()
+
+
+def _site_at_0003(url: str) -> None:
+    """A site as pbm left it before revision 0004: alice and bob, board 1 (alice to move)."""
+    db = Database.open(url)
+    try:
+        upgrade_db(db, "0003")
+        t = sa.bindparam("t", T0, type_=UTCDateTime)
+        with db.engine.begin() as conn:
+            for uid in ("alice", "bob"):
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO players (userid, display, email, full_name, password_hash,"
+                        " created_at, vacation_days_used) VALUES (:u, :u, :e, '', :h, :t, 0)"
+                    ).bindparams(t),
+                    {"u": uid, "e": f"{uid}@example.org", "h": hash_password("pw")},
+                )
+            conn.execute(
+                sa.text(
+                    "INSERT INTO games (game, variant, options, white, black, status, position,"
+                    " ply, version, nag_days, forfeit_days, created_at, clock_since)"
+                    " VALUES ('accasta', 'standard', :o, 'alice', 'bob', 'active', :p,"
+                    " 0, 0, 7, 21, :t, :t)"
+                ).bindparams(t),
+                {"o": json.dumps(dict(ACCASTA.new().options)), "p": ACCASTA.new().dump()},
+            )
+    finally:
+        db.close()
+
+
+def test_db_upgrade_of_a_site_with_games_keeps_them(tmp_path: Path) -> None:
+    """The upgrade every existing site makes: its players and games go on as they were."""
+    url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
+    _site_at_0003(url)
+    cli = Cli(tmp_path / "pbm.toml", url)
+    result = cli("db", "upgrade")
+    assert f"(at revision {head_revision()})" in result.output
+    rows = table_rows(cli("game", "list").output)
+    assert [r[:5] for r in rows[1:]] == [["1", "accasta", "standard", "alice-bob", "alice"]]
+    first = ACCASTA.new().legal_moves()[0]
+    out = cli("game", "move", "1", "alice", first).output
+    assert out == f"board 1: {first} played; bob to move\n"
+    assert [r[0] for r in table_rows(cli("player", "list").output)[1:]] == ["alice", "bob"]
+
+
+def test_a_database_not_yet_upgraded_says_so_and_changes_nothing(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
+    _site_at_0003(url)
+    cli = Cli(tmp_path / "pbm.toml", url)
+    db = Database.open(url)
+    try:
+        before = snapshot(db)
+        for args in (
+            ("game", "list"),
+            ("player", "add", "carol", "carol@example.org", "--password", "pw"),
+            ("game", "move", "1", "alice", ACCASTA.new().legal_moves()[0]),
+        ):
+            result = cli.fails(*args, says="pbm db upgrade")
+            assert len(result.output.strip().splitlines()) == 1
+        assert snapshot(db) == before
+        assert current_revision(db) == "0003"
+    finally:
+        db.close()
 
 
 def test_a_bad_config_is_a_clear_error(tmp_path: Path) -> None:
