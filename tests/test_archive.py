@@ -17,14 +17,17 @@ from conftest import T0, Clock
 
 import pbm.games
 from pbm import archive
+from pbm.games import AGREEMENT, Outcome
 from pbm.record import parse_record, replay
 from pbm.store.engine import Database
 from pbm.store.tables import Game
 from pbm.usecases import queries, unit
 from pbm.usecases.auth import ADMIN, Who
 from pbm.usecases.challenges import Challenge
+from pbm.usecases.endings import finish
 from pbm.usecases.moves import Move, Resign
 from pbm.usecases.proposals import Cancel
+from pbm.usecases.refusals import UnknownBoard
 from pbm.usecases.site import Site
 
 ACCASTA = pbm.games.get("accasta")
@@ -278,3 +281,41 @@ def test_ended_is_when_the_game_ended_not_its_last_move(
     [done] = archive_all(site, out)
     tags = parse_record(done.path.read_text(encoding="utf-8")).tags
     assert tags["Ended"] == f"{clock.now:%Y.%m.%d}" != f"{T0:%Y.%m.%d}"
+
+
+def test_a_game_still_going_has_an_open_record(site: Site) -> None:
+    """``record_text`` of any board: an active game has no result yet and replays so."""
+    board = new_board(site)
+    moves = random_moves(7, 3)
+    play(site, board, moves, comments={1: "thinking"})
+    text = archive.record_text(queries.board(site, board))
+    assert '[Result "*"]\n[Termination ""]\n' in text
+    assert text.endswith(f"1. {moves[0]} {moves[1]} {{thinking}}\n2. {moves[2]}\n*\n")
+    record = parse_record(text)
+    assert record.result is None
+    rep = replay(record)
+    assert (rep.result, rep.termination, rep.canonical) == (None, None, moves)
+    assert rep.state.dump() == queries.board(site, board).position
+
+
+def test_a_drawn_game_record_replays_as_a_draw(site: Site, clock: Clock) -> None:
+    """A game drawn by agreement: the record says so in its tags and at its end."""
+    board = new_board(site)
+    moves = random_moves(8, 2)
+    play(site, board, moves)
+    drawn = finish(queries.board(site, board), Outcome(None, AGREEMENT), clock.now)
+    text = archive.record_text(drawn)
+    assert '[Result "1/2-1/2"]\n[Termination "agreement"]\n' in text
+    assert text.endswith(f"1. {moves[0]} {moves[1]}\n1/2-1/2\n")
+    record = parse_record(text)
+    assert record.result == "1/2-1/2"
+    rep = replay(record)
+    assert (rep.result, rep.termination, rep.canonical) == ("1/2-1/2", "agreement", moves)
+    data = json.loads(archive.record_json(drawn))
+    assert (data["tags"]["Result"], data["tags"]["Termination"]) == ("1/2-1/2", "agreement")
+
+
+def test_archiving_a_board_there_is_not(site: Site, out: Path) -> None:
+    with pytest.raises(UnknownBoard, match="There is no board 42"):
+        archive.archive_board(site, 42, out, "text")
+    assert list(out.iterdir()) == []
