@@ -13,6 +13,7 @@ import asyncio
 import email
 import email.policy
 import socket
+import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -81,18 +82,28 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def relay(handler: Relay, port: int = 0, *, smtputf8: bool = False) -> AsyncIterator[int]:
+async def relay(
+    handler: Relay, port: int = 0, *, smtputf8: bool = False, login_required: bool = False
+) -> AsyncIterator[int]:
     """A real aiosmtpd server on 127.0.0.1 for the block; yields its port.
 
     ``smtputf8``: whether it offers SMTPUTF8 (RFC 6531), for non-ASCII addresses.
+    ``login_required``: it answers MAIL with 530 (RFC 4954) until the client logs in.
     """
+
+    def protocol() -> SMTP:
+        with warnings.catch_warnings():  # AUTH without TLS: fine on loopback
+            warnings.simplefilter("ignore")
+            return SMTP(
+                handler,
+                hostname="relay.test",
+                enable_SMTPUTF8=smtputf8,
+                auth_required=login_required,
+                auth_require_tls=False,
+            )
+
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(
-        lambda: SMTP(handler, hostname="relay.test", enable_SMTPUTF8=smtputf8),
-        "127.0.0.1",
-        port,
-        reuse_address=True,
-    )
+    server = await loop.create_server(protocol, "127.0.0.1", port, reuse_address=True)
     try:
         yield server.sockets[0].getsockname()[1]
     finally:

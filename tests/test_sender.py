@@ -345,7 +345,15 @@ def test_relay_down_rows_wait_then_all_go_out(db: Database) -> None:
 
 
 @pytest.mark.parametrize(
-    "down", ["no connection", "421 greeting", "554 greeting", "421 to DATA", "421 to RCPT"]
+    "down",
+    [
+        "no connection",
+        "421 greeting",
+        "554 greeting",
+        "421 to DATA",
+        "421 to RCPT",
+        "530 login required",
+    ],
 )
 def test_a_relay_that_is_down_leaves_the_untried_rows_pending_uncharged(
     db: Database, down: str
@@ -366,7 +374,7 @@ def test_a_relay_that_is_down_leaves_the_untried_rows_pending_uncharged(
         if down.endswith("greeting"):
             async with greeter(greeting) as port:
                 return await smtp_sender(db, config, port, clock).run_once()
-        async with relay(handler) as port:
+        async with relay(handler, login_required=down.startswith("530")) as port:
             return await smtp_sender(db, config, port, clock).run_once()
 
     assert run(round_once()) == 0

@@ -214,6 +214,20 @@ def test_a_relay_that_hangs_up_is_down() -> None:
     assert handler.connections == 1
 
 
+def test_a_relay_that_wants_a_login_we_lack_is_down() -> None:
+    """530 to MAIL FROM (RFC 4954): our missing credentials, not the mail, are at fault.
+
+    As with a refused login, every message would be refused alike: keep them
+    all until the configuration is fixed, fail none for good.
+    """
+    handler = Relay()
+    with pytest.raises(TemporaryFailure) as info:
+        send_to(handler, ["bob@example.net"], login_required=True)
+    assert "530" in str(info.value)
+    assert info.value.relay_down
+    assert handler.received == []
+
+
 def test_smtp_transport_relay_down_is_temporary() -> None:
     port = free_port()
     with pytest.raises(TemporaryFailure) as info:
