@@ -300,6 +300,25 @@ def test_a_malformed_reply_line_is_refused_quoting_it() -> None:
     assert answer.body.startswith("Your command:\n  > a1:-d1 please\n\n'please' is left over")
 
 
+def test_a_reply_whose_first_line_is_no_command_is_refused_quoting_it() -> None:
+    mail = commands_of("Thanks for the game!\nSee you.", rcpt=bob_token())
+    (request,) = mail.requests
+    error = refusal_of(request)
+    assert isinstance(error, BadRequest)
+    assert error.message == (
+        "'Thanks for the game!' is not a command. Send 'help' for the commands."
+    )
+    answer = answer_of(request)
+    assert answer.subject == "Accasta Board 12 - error"
+    assert "  > Thanks for the game!\n" in answer.body
+
+
+def test_a_reply_to_a_board_of_no_known_game_reads_any_games_moves() -> None:
+    mail = commands_of("a1:-d1", env=make_env(boards={}), rcpt=bob_token())
+    (request,) = mail.requests
+    assert request.action == moves.Move(12, "a1:-d1", None, "", False)
+
+
 # --- find_commands: no command, a malformed command ----------------------------------------
 
 
