@@ -349,3 +349,32 @@ def test_error_limit_counts_addresses_case_insensitively(
     with db.read() as s:
         errors = s.exec(select(OutboxMessage).where(col(OutboxMessage.is_error).is_(True))).all()
     assert len(errors) == 1
+
+
+# --- replies handed to this server's sender ---------------------------------------------------
+
+
+def test_a_batchs_replies_are_claimed_for_this_servers_sender(
+    db: Database, config: Config, clock: Clock, board: int, site: Site
+) -> None:
+    before = {row.id for row in mails_to(db, BOB)}
+    worker = InboxWorker(db, config, "server-1", clock=clock, hand_over_replies=True)
+    deliver(db, clock, BOB, command_mail(BOB, f"accasta show {board}", "<show@x>"))
+    batch = worker.run_batch()
+    assert batch.done == 1
+    (handed,) = batch.replies
+    assert not batch.unclaimed
+    (row,) = [row for row in mails_to(db, BOB) if row.id not in before]
+    assert handed.id == row.id
+    assert (handed.to_addr, handed.in_reply_to) == (BOB, "<show@x>")
+    assert row.claimed_by == "server-1"
+    assert row.claimed_until == clock.now + worker_mod.HANDOVER_LEASE
+
+
+def test_without_hand_over_the_sender_finds_the_replies_itself(
+    db: Database, clock: Clock, board: int, worker: InboxWorker
+) -> None:
+    deliver(db, clock, BOB, command_mail(BOB, f"accasta show {board}", "<show@x>"))
+    batch = worker.run_batch()
+    assert (batch.done, batch.replies, batch.unclaimed) == (1, [], True)
+    assert all(row.claimed_by is None for row in mails_to(db, BOB))
