@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from argon2 import PasswordHasher
 from mailserver import PbmServer, Sink
 from sqlalchemy.engine import make_url
 
@@ -36,8 +37,8 @@ POSTGRES_URL = os.environ.get(
 )
 
 # Fast password hashing in tests; hashes record their own cost, so the
-# production constant is untouched for anything stored outside tests.
-auth.SCRYPT_N = 2**4
+# production setting is untouched for anything stored outside tests.
+auth.HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -1,18 +1,30 @@
-"""Password hashing (pbm.usecases.auth): scrypt hashes that record their cost, verification,
-and hashes that can never match."""
+"""Password hashing (pbm.usecases.auth): argon2id hashes that record their cost, the scrypt
+hashes of before, verification, and hashes that can never match."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import os
+
 import pytest
+from argon2 import PasswordHasher
 
 from pbm.usecases import auth
-from pbm.usecases.auth import PasswordCheck, hash_password, verify_password
+from pbm.usecases.auth import PasswordCheck, hash_password, needs_rehash, verify_password
+
+
+def scrypt_hash(password: str, n: int = 2**4) -> str:
+    """A hash as pbm made them before argon2: ``scrypt$N$r$p$salt$hash``."""
+    salt = os.urandom(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, n=n, r=8, p=1, dklen=32)
+    b64 = base64.b64encode
+    return f"scrypt${n}$8$1${b64(salt).decode()}${b64(digest).decode()}"
 
 
 def test_password_hash_roundtrip() -> None:
     h = hash_password("sesame")
-    assert auth.SCRYPT_N == 2**4  # conftest: fast hashing in tests
-    assert h.startswith(f"scrypt${auth.SCRYPT_N}$8$1$")
+    assert h.startswith("$argon2id$v=19$m=8,t=1,p=1$")  # conftest: cheap hashing in tests
     assert "sesame" not in h
     assert verify_password("sesame", h)
     assert not verify_password("Sesame", h)
@@ -30,14 +42,30 @@ def test_non_ascii_and_empty_passwords() -> None:
     assert not verify_password(" ", empty)
 
 
-def test_password_hash_keeps_its_own_cost(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(auth, "SCRYPT_N", 2**14)
-    strong = hash_password("pw")
-    monkeypatch.setattr(auth, "SCRYPT_N", 2**4)
-    assert strong.startswith("scrypt$16384$8$1$")
-    assert verify_password("pw", strong)  # checked at the cost it was made with
-    assert not verify_password("pW", strong)
-    assert hash_password("pw").startswith("scrypt$16$")
+def test_the_production_cost_is_owasps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """argon2id, m=19 MiB, t=2, p=1 (OWASP Password Storage Cheat Sheet); a hash keeps its
+    own cost, so one made cheaper (the tests') still verifies, and is due for a rehash."""
+    cheap = hash_password("pw")
+    assert (auth.ARGON2_TIME_COST, auth.ARGON2_MEMORY_KIB, auth.ARGON2_LANES) == (2, 19456, 1)
+    production = PasswordHasher(
+        time_cost=auth.ARGON2_TIME_COST,
+        memory_cost=auth.ARGON2_MEMORY_KIB,
+        parallelism=auth.ARGON2_LANES,
+    )
+    monkeypatch.setattr(auth, "HASHER", production)
+    strong = auth.hash_password("pw")
+    assert strong.startswith("$argon2id$v=19$m=19456,t=2,p=1$")
+    assert auth.verify_password("pw", strong) and not auth.verify_password("pW", strong)
+    assert auth.verify_password("pw", cheap)  # checked at the cost it was made with
+    assert auth.needs_rehash(cheap) and not auth.needs_rehash(strong)
+
+
+def test_scrypt_hashes_of_before_still_verify_and_are_due_for_a_rehash() -> None:
+    old = scrypt_hash("pw")
+    assert verify_password("pw", old)
+    assert not verify_password("pW", old)
+    assert needs_rehash(old)
+    assert not needs_rehash(hash_password("pw"))
 
 
 @pytest.mark.parametrize(
@@ -65,13 +93,13 @@ def test_unreadable_hash_never_matches(junk: str) -> None:
 
 def test_a_wrong_hash_does_not_match() -> None:
     """Another password's hash, or this one's with its digest changed, does not match."""
-    h = hash_password("pw")
     assert not verify_password("pw", hash_password("other"))
+    h = scrypt_hash("pw")
     *head, digest = h.split("$")
     flipped = ("B" if digest[0] == "A" else "A") + digest[1:]
     assert not verify_password("pw", "$".join([*head, flipped]))
     salted = h.split("$")
-    salted[4] = hash_password("pw").split("$")[4]  # another salt
+    salted[4] = scrypt_hash("pw").split("$")[4]  # another salt
     assert not verify_password("pw", "$".join(salted))
 
 

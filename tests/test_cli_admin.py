@@ -8,6 +8,7 @@ itself: the games, the moves, and the board mails in the outbox.
 
 from __future__ import annotations
 
+import email
 import json
 import os
 import pty
@@ -364,7 +365,7 @@ def test_game_create_prints_the_board_and_mails_both_players(cli: Cli, database:
     # The config init wrote has a secret: each player's mail carries his reply address.
     cfg = config_mod.load(cli.config_file, env={})
     for m in mails:
-        reply_to = build_message(m, cfg)["Reply-To"]
+        reply_to = email.message_from_bytes(build_message(m, cfg))["Reply-To"]
         token = parse_token_address(reply_to, "pbm@example.org")
         assert token is not None and token.is_valid(cfg.mail.secret)
         assert (token.board, token.userid) == (board, m.to_addr.partition("@")[0])

@@ -203,7 +203,7 @@ def test_dedupe_lets_a_mail_without_message_id_go_on_unasked() -> None:
 def test_one_command_line_is_one_request_under_the_mails_message_id() -> None:
     mail = commands_of("accasta move 12 alice pw a1:-d1#3\nGood luck!")
     (request,) = mail.requests
-    assert request.action == moves.Move(12, "a1:-d1", 3, "Good luck!", False)
+    assert request.action == moves.Move(12, "a1:-d1", 3, "Good luck!", False, MID)
     assert request.who == Who("alice", Password("pw"))
     assert request.sender == ALICE
     assert request.in_reply_to == MID
@@ -231,7 +231,7 @@ def test_command_lines_of_a_mail_without_message_id_have_no_key() -> None:
 def test_a_command_in_the_subject() -> None:
     mail = commands_of("Nice game so far.", subject="accasta move 12 alice pw a1:-d1")
     (request,) = mail.requests
-    assert request.action == moves.Move(12, "a1:-d1", None, "Nice game so far.", False)
+    assert request.action == moves.Move(12, "a1:-d1", None, "Nice game so far.", False, MID)
     assert request.message_id == MID
 
 
@@ -241,7 +241,7 @@ def test_a_command_in_the_subject() -> None:
 def test_a_valid_reply_token_acts_as_its_player_on_its_board() -> None:
     mail = commands_of("a1:-d1\nWell played.", rcpt=bob_token())
     (request,) = mail.requests
-    assert request.action == moves.Move(12, "a1:-d1", None, "Well played.", False)
+    assert request.action == moves.Move(12, "a1:-d1", None, "Well played.", False, MID)
     assert request.who == Who("bob", ByReply(12))
     assert request.message_id == MID
 
@@ -316,7 +316,7 @@ def test_a_reply_whose_first_line_is_no_command_is_refused_quoting_it() -> None:
 def test_a_reply_to_a_board_of_no_known_game_reads_any_games_moves() -> None:
     mail = commands_of("a1:-d1", env=make_env(boards={}), rcpt=bob_token())
     (request,) = mail.requests
-    assert request.action == moves.Move(12, "a1:-d1", None, "", False)
+    assert request.action == moves.Move(12, "a1:-d1", None, "", False, MID)
 
 
 # --- find_commands: no command, a malformed command ----------------------------------------

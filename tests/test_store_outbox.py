@@ -12,7 +12,7 @@ from conftest import T0
 
 from pbm.config import Config
 from pbm.mail.addresses import parse_token_address, token_address
-from pbm.mail.message import build_message
+from pbm.mail.message import reply_address
 from pbm.replies import Reply
 from pbm.store import outbox
 from pbm.store.engine import Database
@@ -72,13 +72,13 @@ def test_enqueue_writes_the_replies_in_the_callers_transaction(
     assert first.message_id != second.message_id
 
     # The reply-token address is made from the row when the mail is built, not stored.
-    reply_to = build_message(first, config)["Reply-To"]
+    reply_to = reply_address(first, config)
     assert reply_to == token_address("pbm@example.org", "test-secret", 12, "bob")
     parsed = parse_token_address(reply_to, "pbm@example.org")
     assert parsed is not None and parsed.is_valid("test-secret")
-    assert build_message(second, config)["Reply-To"] is None  # no board
+    assert reply_address(second, config) is None  # no board
     no_secret = replace(config, mail=replace(config.mail, secret=""))
-    assert build_message(first, no_secret)["Reply-To"] is None
+    assert reply_address(first, no_secret) is None
 
 
 def test_enqueue_in_a_rolled_back_transaction_writes_nothing(db: Database) -> None:

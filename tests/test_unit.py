@@ -773,3 +773,55 @@ def test_the_site_checks_a_password_once(
         unit.run(site, Chat(board, "three"), Who("alice", PW))
     unit.run(site, Chat(board, "four"), Who("alice", Password("new")))
     assert [p for p, _ in scrypt_runs] == ["pw", "pw", "new"]
+
+
+# ---------------------------------------------------------------- passwords of before
+
+
+def test_a_scrypt_hash_of_before_is_made_argon2_at_its_next_use(
+    db: Database, site: Site, board: int
+) -> None:
+    """An account hashed with scrypt (before argon2) moves with its password: the move is
+    played and the hash is made anew at today's kind and cost, in the same unit."""
+    import base64
+    import hashlib
+    import os
+
+    salt = os.urandom(16)
+    digest = hashlib.scrypt(b"pw", salt=salt, n=16, r=8, p=1, dklen=32)
+    old = f"scrypt$16$8$1${base64.b64encode(salt).decode()}${base64.b64encode(digest).decode()}"
+    with db.transaction() as s:
+        alice = s.get(Player, "alice")
+        assert alice is not None
+        alice.password_hash = old
+    unit.run(site, MoveAction(board, OPENING), Who("alice", PW))
+    with db.read() as s:
+        alice = s.get(Player, "alice")
+        assert alice is not None
+        assert alice.password_hash.startswith("$argon2id$")
+    assert len(queries.board(site, board).moves) == 1
+    # The new hash works; the old password text is what it hashes.
+    unit.run(site, Show(board, ALICE), Who("alice", PW))
+
+
+def test_a_batch_checks_its_passwords_side_by_side_once(
+    site: Site, board: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``world_for`` verifies the batch's passwords at once; deciding asks nothing more."""
+    calls: list[str] = []
+    real = pbm.usecases.auth.verify_password
+
+    def counted(password: str, stored: str) -> bool:
+        calls.append(password)
+        return real(password, stored)
+
+    monkeypatch.setattr(pbm.usecases.auth, "verify_password", counted)
+    site.passwords = PasswordCheck()
+    requests = [
+        request(Show(board, ALICE), "alice"),
+        request(Show(board, BOB), "bob"),
+        request(Show(board, BOB), "bob", Password("wrong")),
+    ]
+    decided = on_snapshot(site, requests)
+    assert sorted(calls) == ["pw", "pw", "wrong"]
+    assert [type(d.decision).__name__ for d in decided] == ["Decision", "Decision", "WrongPassword"]

@@ -118,9 +118,13 @@ def outbox(db: Database) -> list[OutboxMessage]:
 
 
 def move(site: Site, board: int, userid: str, text: str, **kw: Any) -> tuple[Reply, ...]:
-    """``userid`` (password pw) plays ``text``; ``expect``/``comment`` as in ``Move``."""
+    """``userid`` (password pw) plays ``text``; ``expect``/``comment`` as in ``Move``.
+
+    A ``message_id`` is the mail's, as the mail side gives it to both the move and the unit.
+    """
     expect, comment = kw.pop("expect", None), kw.pop("comment", "")
-    return unit.run(site, MoveAction(board, text, expect, comment), as_(userid), **kw)
+    action = MoveAction(board, text, expect, comment, message_id=kw.get("message_id"))
+    return unit.run(site, action, as_(userid), **kw)
 
 
 def play(site: Site, board: int, userid: str, **kw: Any) -> tuple[Reply, ...]:

@@ -38,11 +38,17 @@ def _optional(name: str, field_name: str, strip: str = "") -> Arg:
     return Arg(f"[{name}]", read)
 
 
+def _guard(text: str) -> bool:
+    """Whether a move's text ends in a guard (``#N``, not a bare mate sign)."""
+    m = _GUARDED.fullmatch(text)
+    return m is not None and bool(m.group("n"))
+
+
 def move_and_guard(reader: Reader, text: str) -> dict[str, Any]:
     """``MOVE#N`` as the move text and N; a separate ``#N`` word is also read."""
     if text.lower() == "resign":
         return {"move": "resign"}
-    if "#" not in text and (reader.peek() or "").startswith("#"):
+    if not _guard(text) and (reader.peek() or "").startswith("#"):
         text += reader.word("#N")
     m = _GUARDED.fullmatch(text)
     if m is None or not m.group("n"):
@@ -67,8 +73,7 @@ def _queued(reader: Reader) -> dict[str, Any]:
     move = reader.word("MOVE")
     if move.lower() == "clear":
         return {"clear": True}
-    guard = _GUARDED.fullmatch(move)
-    if guard is not None and guard.group("n"):
+    if _guard(move):
         raise reader.fail("A queued move takes no #N.")
     if (reader.peek() or "").lower() == "if":
         reader.word("if")

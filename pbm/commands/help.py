@@ -45,7 +45,8 @@ def _entry(form: str, text: str) -> list[str]:
     """``  FORM   help``, the help wrapped beside the form (below a long one)."""
     indent = " " * (_FORM_WIDTH + 3)
     if len(form) > _FORM_WIDTH:
-        return [*wrap(form, indent="  "), *wrap(text, indent=indent)]
+        first, *rest = wrap(form, width=WIDTH - 4)
+        return [f"  {first}", *(f"      {line}" for line in rest), *wrap(text, indent=indent)]
     first, *rest = wrap(text, width=WIDTH - len(indent))
     return [f"  {form:<{_FORM_WIDTH}} {first}", *(indent + line for line in rest)]
 
@@ -85,7 +86,11 @@ def help_text() -> str:
         *wrap(
             "Replying to a board mail needs no board, userid or password: write just the "
             "move, or "
-            + ", ".join(c.reply_form() for c in ALL if c.by_reply and c.name != "move")
+            + ", ".join(
+                c.reply_form() + (f" ({c.reply_note})" if c.reply_note and c.name != "move" else "")
+                for c in ALL
+                if c.by_reply and c.name != "move"
+            )
             + "."
         ),
     ]

@@ -142,9 +142,17 @@ class MaildirTransport:
             raise TemporaryFailure(f"maildir {self.path}: {exc}", relay_down=True) from exc
 
 
-def _smtp_failure(code: int, text: str) -> DeliveryError:
-    """RFC 5321 §4.2.1: 4yz is a transient, 5yz a permanent negative completion."""
+def _smtp_failure(code: int, text: str, where: str) -> DeliveryError:
+    """What an SMTP refusal means for this message and for the rest (RFC 5321 4.2.1).
+
+    421 (RFC 5321 3.8: the relay is closing the channel) and 530 (RFC 4954:
+    the relay wants a login we lack) say nothing of the message: the relay
+    is down for us. Otherwise 4yz is a transient, 5yz a permanent failure of
+    this message alone.
+    """
     message = f"{code} {text}".strip()
+    if code in (421, 530):
+        return TemporaryFailure(f"relay {where}: {message}", relay_down=True)
     if 500 <= code < 600:
         return PermanentFailure(message)
     return TemporaryFailure(message)
@@ -190,7 +198,7 @@ class SmtpTransport:
         except aiosmtplib.SMTPRecipientsRefused as exc:
             # Every recipient refused: the mildest code decides (4yz before 5yz).
             refused = min(exc.recipients, key=lambda r: r.code)
-            raise _smtp_failure(refused.code, refused.message) from exc
+            raise _smtp_failure(refused.code, refused.message, where) from exc
         except aiosmtplib.SMTPAuthenticationError as exc:
             # Our credentials, not the mail, are at fault: keep it until they are fixed.
             raise TemporaryFailure(
@@ -202,11 +210,7 @@ class SmtpTransport:
                 f"relay {where} greeted with {exc.code} {exc.message}", relay_down=True
             ) from exc
         except aiosmtplib.SMTPResponseException as exc:
-            if exc.code == 421:  # RFC 5321 3.8: the service is closing the channel
-                raise TemporaryFailure(
-                    f"relay {where}: {exc.code} {exc.message}", relay_down=True
-                ) from exc
-            raise _smtp_failure(exc.code, exc.message) from exc
+            raise _smtp_failure(exc.code, exc.message, where) from exc
         except aiosmtplib.SMTPNotSupported as exc:
             # This message needs what the relay lacks (SMTPUTF8 for a non-ASCII address):
             # it will never get through here, and the others are not concerned.
@@ -223,7 +227,7 @@ class SmtpTransport:
             raise TemporaryFailure(f"relay {where}: {exc}") from exc
         if errors:  # some recipients refused, the others accepted
             reply = min(errors.values(), key=lambda r: r.code)
-            raise _smtp_failure(reply.code, reply.message)
+            raise _smtp_failure(reply.code, reply.message, where)
 
 
 def transport_from_config(config: Config) -> Transport:

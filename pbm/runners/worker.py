@@ -184,6 +184,10 @@ def _finished(mail: Mail, outcomes: Sequence[unit.Outcome]) -> inbox.Finished:
     """How a mail's row ends: its status and a note of what its commands did."""
     if mail.outcome in ("ignored", "failed"):
         return inbox.Finished(mail.row_id, mail.outcome, mail.note[:500], mail.message_id)
+    if outcomes and all(o.already_done for o in outcomes):
+        # A copy of a mail acted on meanwhile (earlier in this batch, say).
+        note = f"duplicate of {mail.message_id}"
+        return inbox.Finished(mail.row_id, "ignored", note, mail.message_id)
     if mail.note == "no command" or mail.note == "wrong reply token":
         note = mail.note
     else:

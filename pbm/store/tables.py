@@ -231,7 +231,6 @@ class OutboxMessage(SQLModel, table=True):
     body: str = Field(sa_type=sa.Text)
     board: int | None = None
     reply_as: str | None = None
-    reply_to: str | None = None
     in_reply_to: str | None = None
     message_id: str
     is_error: bool = False

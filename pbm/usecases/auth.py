@@ -1,4 +1,4 @@
-"""Who acts: passwords (hashed with scrypt, verifications remembered), reply addresses, admin.
+"""Who acts: passwords (argon2id, verifications remembered), reply addresses, admin.
 
 A command names a player and brings credentials (``Who``): his password, the
 proof that it came to his reply address for a board (the mail side checks
@@ -6,7 +6,10 @@ the address's token before), or the admin's command line. ``authenticate``
 turns that into an ``Actor`` or refuses it, once per command, before the
 command is decided.
 
-scrypt is slow on purpose (tens of milliseconds), and a player who writes his
+Passwords are hashed with argon2id at the cost OWASP's Password Storage Cheat
+Sheet recommends today (19 MiB of memory, 2 passes, 1 lane); hashes made
+before with scrypt still verify and are made anew at the next use. A
+verification is slow on purpose (about 20 ms), and a player who writes his
 password into every move would pay that each time. ``PasswordCheck`` keeps
 the answers for recent (stored hash, password) pairs, as mail servers'
 authentication caches do: under an HMAC made with a key that exists only in
@@ -22,30 +25,50 @@ import hashlib
 import hmac
 import os
 from collections import OrderedDict
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
 
 from pbm.usecases.refusals import WrongPassword
 from pbm.usecases.world import Account, World
 
-# scrypt cost. The tests lower SCRYPT_N to keep the suite fast; a hash records
-# its own parameters, so a lower cost never weakens hashes stored elsewhere.
-SCRYPT_N = 2**14
-SCRYPT_R = 8
-SCRYPT_P = 1
+# argon2id, OWASP's first recommended configuration. The tests make it cheap;
+# a hash records its own parameters, so a cheaper one never weakens hashes
+# stored elsewhere.
+ARGON2_TIME_COST, ARGON2_MEMORY_KIB, ARGON2_LANES = 2, 19 * 1024, 1
+HASHER = PasswordHasher(
+    time_cost=ARGON2_TIME_COST, memory_cost=ARGON2_MEMORY_KIB, parallelism=ARGON2_LANES
+)
 
 
 def hash_password(password: str) -> str:
-    """A salted scrypt hash: ``scrypt$N$r$p$salt$hash`` (base64)."""
-    salt = os.urandom(16)
-    digest = hashlib.scrypt(
-        password.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32
-    )
-    b64 = base64.b64encode
-    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${b64(salt).decode()}${b64(digest).decode()}"
+    """A salted argon2id hash (PHC string: ``$argon2id$v=19$m=...,t=...,p=...$salt$hash``)."""
+    return HASHER.hash(password)
 
 
 def verify_password(password: str, stored: str) -> bool:
-    """Whether ``password`` matches the stored hash (constant-time compare)."""
+    """Whether ``password`` matches the stored hash (argon2id, or scrypt from before)."""
+    if stored.startswith("$argon2"):
+        try:
+            return HASHER.verify(stored, password)
+        except (VerificationError, InvalidHashError):
+            return False
+    return _verify_scrypt(password, stored)
+
+
+def needs_rehash(stored: str) -> bool:
+    """Whether a stored hash is of an older kind or cost than ``HASHER`` makes."""
+    try:
+        return not stored.startswith("$argon2") or HASHER.check_needs_rehash(stored)
+    except InvalidHashError:
+        return True
+
+
+def _verify_scrypt(password: str, stored: str) -> bool:
+    """The hashes of before argon2: ``scrypt$N$r$p$salt$hash`` (base64), constant-time."""
     try:
         scheme, n, r, p, salt, digest = stored.split("$")
         if scheme != "scrypt":
@@ -82,12 +105,33 @@ class PasswordCheck:
         known = self._known.get(mark)
         if known is None:
             known = verify_password(password, stored)
-            self._known[mark] = known
-            if len(self._known) > self._size:
-                self._known.popitem(last=False)
+            self._remember(mark, known)
         else:
             self._known.move_to_end(mark)
         return known
+
+    def verify_all(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Verify (password, stored hash) pairs not yet known, side by side, and keep the answers.
+
+        A batch of mail may bring many passwords at once (after a restart, say):
+        argon2 releases the interpreter while it works, so each core takes one.
+        """
+        unknown = {
+            self._mark(stored, password): (password, stored)
+            for password, stored in pairs
+            if self._mark(stored, password) not in self._known
+        }
+        if len(unknown) < 2:
+            return  # one is checked when it is asked for
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            answers = pool.map(lambda pair: verify_password(*pair), unknown.values())
+            for mark, known in zip(unknown, answers, strict=True):
+                self._remember(mark, known)
+
+    def _remember(self, mark: tuple[str, bytes], known: bool) -> None:
+        self._known[mark] = known
+        if len(self._known) > self._size:
+            self._known.popitem(last=False)
 
     def forget(self, stored: str) -> None:
         """Drop what is known about one stored hash (its password was changed)."""

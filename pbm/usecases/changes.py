@@ -176,6 +176,19 @@ class BoardChange:
                 raise Stale  # a game of his ended meanwhile: rate this one afresh
 
 
+def _insert_unless(
+    session: Session, table: sa.Table, row: dict[str, Any], exists: sa.Exists
+) -> None:
+    """INSERT ``row`` unless ``exists`` holds, in one statement; ``Stale`` if it held.
+
+    RETURNING, not the row count: drivers do not all count an INSERT ... SELECT.
+    """
+    select = sa.select(*(sa.literal(v, type_=table.c[k].type) for k, v in row.items()))
+    stmt = sa.insert(table).from_select(list(row), select.where(~exists))
+    if session.execute(stmt.returning(*table.primary_key.columns)).first() is None:
+        raise Stale
+
+
 def _fields(value: Any, without: str = "") -> dict[str, Any]:
     return {k: getattr(value, k) for k in value.__slots__ if k != without}
 
@@ -226,7 +239,15 @@ class VacationChange:
 
     def save(self, session: Session) -> None:
         if self.before is None:
-            _execute(session, sa.insert(VACATIONS).values(_fields(self.after, without="id")))
+            # Compare-and-set for a new row: only if no vacation of his runs or is to come
+            # (one decided meanwhile would be overlapped).
+            new = self.after
+            running = sa.exists().where(
+                VACATIONS.c.userid == new.userid,
+                VACATIONS.c.kind == new.kind,
+                VACATIONS.c.ends_at > new.starts_at,
+            )
+            _insert_unless(session, VACATIONS, _fields(new, without="id"), running)
             return
         stmt = (
             sa.update(VACATIONS)
@@ -250,7 +271,9 @@ class PauseChange:
 
     def save(self, session: Session) -> None:
         if self.before is None:
-            _execute(session, sa.insert(PAUSES).values(_fields(self.after, without="id")))
+            # Compare-and-set for a new row: only while no pause is open.
+            open_ = sa.exists().where(PAUSES.c.ended_at.is_(None))
+            _insert_unless(session, PAUSES, _fields(self.after, without="id"), open_)
             return
         stmt = (
             sa.update(PAUSES)

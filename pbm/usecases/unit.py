@@ -30,8 +30,8 @@ from sqlmodel import Session
 
 from pbm.replies import Reply
 from pbm.store import inbox, outbox
-from pbm.usecases.auth import Actor, Who, authenticate
-from pbm.usecases.changes import Change, Stale
+from pbm.usecases.auth import Actor, Password, Who, authenticate, hash_password, needs_rehash
+from pbm.usecases.changes import AccountChange, Change, Stale
 from pbm.usecases.refusals import AlreadyProcessed, BoardChanged, Refused
 from pbm.usecases.site import Site
 from pbm.usecases.world import Key, World
@@ -110,19 +110,43 @@ def decide(site: Site, world: World, request: Request, actor: Actor | None = Non
         try:
             if actor is None and request.who is not None:
                 actor = authenticate(world, request.who, request.action.board, site.passwords)
-            decision: Decision | Refused = request.action.decide(world, actor)
+            decision: Decision | Refused = _rehashed(request.action.decide(world, actor), actor)
         except Refused as exc:
             decision = exc
     return Decided(request, actor, decision, reads)
 
 
+def _rehashed(decision: Decision, actor: Actor | None) -> Decision:
+    """The decision, and a hash of an older kind or cost made anew from the password given."""
+    if actor is None or not isinstance(actor.credentials, Password):
+        return decision
+    account = actor.account
+    if not needs_rehash(account.password_hash):
+        return decision
+    if any(
+        isinstance(c, AccountChange) and c.after.userid == account.userid for c in decision.changes
+    ):
+        return decision  # the decision changes the account itself (a new password, say)
+    new = replace(account, password_hash=hash_password(actor.credentials.password))
+    return replace(decision, changes=(AccountChange(account, new), *decision.changes))
+
+
 def world_for(site: Site, session: Session, requests: Sequence[Request]) -> World:
-    """A world on ``session`` (a snapshot) with what ``requests`` act on read at once."""
+    """A world on ``session`` (a snapshot) with what ``requests`` act on read at once,
+    and the passwords they bring checked side by side."""
     world = World(session, site.config, site.clock())
     world.preload(
         boards=[r.action.board for r in requests if r.action.board is not None],
         accounts=[r.who.userid for r in requests if r.who is not None],
     )
+    pairs = []
+    for r in requests:
+        if r.who is not None and isinstance(r.who.credentials, Password):
+            account = world.find_account(r.who.userid)
+            if account is not None:
+                pairs.append((r.who.credentials.password, account.password_hash))
+    site.passwords.verify_all(pairs)
+    world.reads.clear()  # what a decision reads is counted when it decides
     return world
 
 

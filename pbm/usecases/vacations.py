@@ -42,7 +42,7 @@ class Vacation:
             raise BadRequest("A vacation is at least 1 day (or off).")
         allowance = world.config.clock.vacation_days_per_year
         now = world.now
-        taken = list(world.vacations(me.userid))
+        taken = [v for v in world.vacations(me.userid) if v.kind == "vacation"]
         changes: list[Change] = []
         current = next((v for v in taken if v.starts_at <= now < v.ends_at), None)
         if current is not None:

@@ -122,12 +122,17 @@ class Queued:
 
 @dataclass(frozen=True, slots=True)
 class Away:
-    """A vacation: the player's clocks stand still from ``starts_at`` to ``ends_at``."""
+    """A stop of a player's clocks, from ``starts_at`` to ``ends_at``.
+
+    ``kind``: ``vacation`` (asked for), or ``bounce`` (his address bounced:
+    open, ``ends_at`` far ahead, until he writes again).
+    """
 
     userid: str
     starts_at: datetime
     ends_at: datetime
     id: int | None = None
+    kind: str = "vacation"
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +282,11 @@ def load_vacations(
     if not wanted:
         return ()
     stmt = sa.select(
-        VACATIONS.c.userid, VACATIONS.c.starts_at, VACATIONS.c.ends_at, VACATIONS.c.id
+        VACATIONS.c.userid,
+        VACATIONS.c.starts_at,
+        VACATIONS.c.ends_at,
+        VACATIONS.c.id,
+        VACATIONS.c.kind,
     ).where(_in(VACATIONS.c.userid, wanted))
     if ending_after is not None:
         stmt = stmt.where(VACATIONS.c.ends_at > ending_after)
@@ -349,13 +358,16 @@ def load_boards(
     ):
         queues[row[0]].append(Queued(*row[1:]))
     players = {u for row in rows.values() for u in (row["white"], row["black"])}
-    named = players | {m.userid for ms in moves.values() for m in ms}
-    named |= {f.userid for fs in followers.values() for f in fs if f.userid}
-    people = load_accounts(session, named)
-    earliest = min(
-        row["clock_since"] or row["last_move_at"] or row["created_at"] for row in rows.values()
-    )
-    vacations = load_vacations(session, players, ending_after=earliest)
+
+    def named(number: int) -> set[str]:
+        """Whom a board names: its players, its movers and its followers."""
+        row = rows[number]
+        found = {row["white"], row["black"], *(m.userid for m in moves[number])}
+        return found | {f.userid for f in followers[number] if f.userid}
+
+    people = load_accounts(session, set().union(*(named(n) for n in found)))
+    starts = {n: r["clock_since"] or r["last_move_at"] or r["created_at"] for n, r in rows.items()}
+    vacations = load_vacations(session, players, ending_after=min(starts.values()))
     pauses = load_pauses(session)
     standings: dict[tuple[str, str, str], Standing] = {}
     for row in session.execute(
@@ -377,8 +389,10 @@ def load_boards(
             moves=tuple(moves[number]),
             followers=tuple(followers[number]),
             queue=tuple(queues[number]),
-            people=people,
-            vacations=tuple(v for v in vacations if v.userid in mine),
+            people={u: people[u] for u in named(number) if u in people},
+            vacations=tuple(
+                v for v in vacations if v.userid in mine and v.ends_at > starts[number]
+            ),
             pauses=pauses,
             standings={
                 u: s

@@ -10,6 +10,7 @@
   reads this small table, not the outbox).
 - ``vacations.kind``: ``vacation``, or ``bounce`` for the time a player's
   address bounced (his clocks stand still then too).
+- ``outbox.reply_to`` goes: the Reply-To is made when a message is built.
 
 Revision ID: 0005
 Revises: 0004
@@ -52,6 +53,8 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("vacations") as batch:
         batch.add_column(sa.Column("kind", sa.String(), nullable=False, server_default="vacation"))
+    with op.batch_alter_table("outbox") as batch:
+        batch.drop_column("reply_to")
     op.create_index("ix_inbox_processed_at", "inbox", ["processed_at"])
     op.create_index("ix_processed_messages_processed_at", "processed_messages", ["processed_at"])
 
@@ -59,6 +62,8 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_processed_messages_processed_at", "processed_messages")
     op.drop_index("ix_inbox_processed_at", "inbox")
+    with op.batch_alter_table("outbox") as batch:
+        batch.add_column(sa.Column("reply_to", sa.String(), nullable=True))
     with op.batch_alter_table("vacations") as batch:
         batch.drop_column("kind")
     op.drop_table("answer_counts")
