@@ -1,12 +1,12 @@
 """Game records: read them as published (numbered moves, comments, a result) and replay them.
 
-A record may start with PGN-like tag lines (``[Game "Accasta"]``,
-``[Variant "pari"]``, ``[Option "castle_win=next_turn"]``, ``[Result "1-0"]``);
-then numbered moves (``1. a1:C+b2,HS-c1 g2:C+f2,H+f3``, ``12. ... g1:Cxd1``),
-comments in parentheses or braces, and at the end a result: ``1-0``, ``0-1``,
-``1/2-1/2``, or words such as "Black resigns", "Weiß gibt auf", "Il bianco
-concede". What is a move and how the seats are called in words is the
-game's to say (``Game.looks_like_move``, ``Game.seat_words``). Pure: no I/O.
+A record may start with PGN-like tag lines (``[Game "TITLE"]``,
+``[Variant "VARIANT"]``, ``[Option "KEY=VALUE"]``, ``[Result "1-0"]``); then
+numbered moves (``1. MOVE MOVE``, ``12. ... MOVE``), comments in parentheses
+or braces, and at the end a result: ``1-0``, ``0-1``, ``1/2-1/2``, or words
+such as "Black resigns", "Weiß gibt auf", "Il bianco concede". What is a
+move and how the seats are called in words is the game's to say
+(``Game.looks_like_move``, ``Game.seat_words``). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pbm import games
 from pbm.games import (
     AGREEMENT,
     RESIGN,
+    RESULTS,
     SHELL_TERMINATIONS,
     Game,
     GameState,
@@ -28,7 +29,8 @@ from pbm.games import (
 _TAG = re.compile(r'^\s*\[\s*(\w+)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*$')
 _NUMBER = re.compile(r"^(\d+)\.(\.\.)?$")
 _NUMBER_PREFIX = re.compile(r"^(\d+)\.(\.\.)?(?=[^\s.])")
-_RESULT_TOKEN = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "1/2-1/2", "½-½": "1/2-1/2"}
+# A record's result, as written -> as pbm writes it (``Outcome.result``).
+_RESULT_TOKEN = {**{r: r for r in RESULTS.values()}, "½-½": RESULTS[None]}
 _GIVE_UP_WORDS = ("resign", "gibt auf", "concede", "abandon", "aufgegeben")
 
 
@@ -122,14 +124,14 @@ def _result_from_words(words: str, game: Game) -> str | None:
     if not any(w in low for w in _GIVE_UP_WORDS):
         if "wins" in low or "gewinnt" in low or "vince" in low:
             if first:
-                return "1-0"
+                return RESULTS[0]
             if second:
-                return "0-1"
+                return RESULTS[1]
         return None
     if first:
-        return "0-1"
+        return RESULTS[1]
     if second:
-        return "1-0"
+        return RESULTS[0]
     return None
 
 
@@ -252,6 +254,6 @@ def replay(
                 f"the record says the game ended by {term}, but after its moves the game goes on"
             )
         if term is None and record.result is not None:
-            term = AGREEMENT if record.result == "1/2-1/2" else RESIGN
+            term = AGREEMENT if record.result == RESULTS[None] else RESIGN
         out.termination = term
     return out

@@ -344,7 +344,7 @@ def test_board_must_be_a_positive_number(board: str) -> None:
             "vacation needs: vacation USERID PASSWORD DAYS|off",
         ),
         ("accasta challenge bob", "USERID2 is missing."),
-        ("accasta challenge bob alice pari", "'pari' is not an option like --variant=pari."),
+        ("accasta challenge bob alice pari", "'pari' is not an option like --variant=VARIANT."),
         (
             "accasta challenge bob alice --nagtime=soon",
             "--nagtime must be a number of days, not 'soon'.",

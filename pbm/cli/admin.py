@@ -121,7 +121,7 @@ def game() -> None:
 @click.argument("game_name", metavar="GAME")
 @click.argument("white", metavar="UID1")
 @click.argument("black", metavar="UID2")
-@click.option("--variant", default=None, help="standard (default) or pari.")
+@click.option("--variant", default=None, help="The game's variant (default: its first).")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="A game option.")
 @click.option("--nag", type=click.IntRange(min=1), default=None, help="Reminder after DAYS.")
 @click.option("--forfeit", type=click.IntRange(min=1), default=None, help="Forfeit after DAYS.")

@@ -151,7 +151,7 @@ def replay_cmd(
 ) -> None:
     """Replay a game record (FILE, or - for standard input): final diagram and result.
 
-    Tag lines such as [Variant "pari"] or [Option "castle_win=next_turn"] set the
+    Tag lines such as [Variant "VARIANT"] or [Option "KEY=VALUE"] set the
     variant and options; --variant and --option override them. Exits 1 naming the
     move number, the side and the reason at the first illegal move.
     """

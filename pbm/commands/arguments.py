@@ -99,7 +99,7 @@ def _options(reader: Reader) -> dict[str, Any]:
         word = reader.word("OPTION")
         key, eq, value = word.lower().removeprefix("--").partition("=")
         if not word.startswith("--") or not eq or not key or not value:
-            raise reader.fail(f"{word!r} is not an option like --variant=pari.")
+            raise reader.fail(f"{word!r} is not an option like --variant=VARIANT.")
         if key == "option":
             key, eq, value = value.partition("=")
             if not eq or not key or not value:

@@ -163,7 +163,7 @@ class Command:
     """One mail command, declared once.
 
     ``words``: the verb and its synonyms (the first is its name). ``per_game``:
-    written after a game name (``accasta show 12``). ``args``: what follows the
+    written after a game name (``G show 12``). ``args``: what follows the
     verb; ``reply_args``: what follows it in a reply (None: the command cannot
     be sent by reply; by default the ``args`` not given by the reply
     address). ``note`` follows the form in help and error messages.

@@ -4,7 +4,7 @@
 ``render_board_mails`` writes the mails; ``board_mails`` makes the replies
 for everyone on a board, each player's copy answerable by reply.
 
-Layout (COMMANDS.md, "Replies"): subject ``Accasta Board 12 - bob to move``;
+Layout: subject ``<Game> Board 12 - bob to move``;
 body with the players and variant, the last move and its comment, whose
 turn, the move list in numbered columns, the diagram, how to reply, and
 the timing (the next reminder and the forfeit date as the service computed
@@ -54,8 +54,8 @@ class BoardView:
     """Everything a board mail shows. Player names are display forms."""
 
     board: int
-    game: str  # the command word: "accasta"
-    title: str  # "Accasta"
+    game: str  # the game's command word
+    title: str  # the game's title, for people
     seat_names: tuple[str, str]
     variant: str
     options: Mapping[str, str]

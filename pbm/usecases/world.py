@@ -229,7 +229,7 @@ class Board:
         return account.display if account is not None else userid
 
     def title(self) -> str:
-        """``Accasta Board 12``."""
+        """The game's title and the board's number: ``<Title> Board 12``."""
         return f"{self.rules.title} Board {self.number}"
 
     @property
