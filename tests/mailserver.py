@@ -154,8 +154,6 @@ class PbmServer:
                 "PBM_OUTBOUND_SMTP_PORT": str(self.sink_port or 1),
                 "PBM_OUTBOUND_RETRY_BASE_SECONDS": "0.2",
                 "PBM_SERVER_LOG_LEVEL": "INFO",
-                # Cheap password hashing keeps the suite fast; it is still scrypt.
-                "PBM_TEST_SCRYPT_N": "16",
             }
         )
         env.update(self.extra_env)

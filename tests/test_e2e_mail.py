@@ -503,7 +503,7 @@ def test_unknown_and_malformed_commands(server: PbmServer, sink: Sink) -> None:
     """No command: help. A malformed one, or one with words left over: what is wrong."""
     server.send(DAVE, "Hello there", "Hi! How do I play here?\n\nThanks, Dave\n")
     help_mail = sink.wait_for(DAVE, "pbm - help")
-    assert "G challenge UID1 UID2" in body_of(help_mail)
+    assert "G challenge USERID1 USERID2" in body_of(help_mail)
     assert help_mail["Auto-Submitted"] == "auto-replied"
     board, _, _ = start_board(server, sink)
     before = shown(server, sink, ALICE, board)
@@ -680,7 +680,7 @@ def test_signup_password_and_address(server: PbmServer, sink: Sink) -> None:
 
 def test_help_games_and_pari_challenge(server: PbmServer, sink: Sink) -> None:
     server.send(DAVE, "help")
-    assert "G challenge UID1 UID2" in body_of(sink.wait_for(DAVE, "pbm - help"))
+    assert "G challenge USERID1 USERID2" in body_of(sink.wait_for(DAVE, "pbm - help"))
     server.send(DAVE, "rules please", "help accasta\n")
     rules = body_of(sink.wait_for(DAVE, "Accasta - help"))
     assert rules.startswith("ACCASTA - a stacking game for two by Dieter Stein")

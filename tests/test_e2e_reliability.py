@@ -18,7 +18,7 @@ from conftest import _truncate
 from mailserver import SERVER_ADDRESS, PbmServer, Sink, alive, board_number, until
 
 from pbm.games import get as get_game
-from pbm.mail.worker import sender_share
+from pbm.runners.worker import sender_share
 
 pytestmark = pytest.mark.e2e
 
@@ -269,7 +269,7 @@ def test_two_servers_one_postgres_every_move_once(
         sent = query(postgres_url, "select message_id from outbox where status='sent'")
         assert len(sent) == len({r[0] for r in sent})
         # Each instance took part: the mails really were spread over both.
-        workers = query(postgres_url, "select distinct claimed_by from inbox")
+        workers = query(postgres_url, "select distinct processed_by from inbox")
         hosts = {str(w[0]).split(":")[1] for w in workers if w[0]}
         assert len(hosts) == 2
     finally:

@@ -1,6 +1,10 @@
-"""The text of board mails: a pure function of a ``BoardView``, no database.
+"""The text of board mails: a pure function of a board, no database.
 
-Layout (COMMANDS.md, "Replies"): subject ``Accasta Board 12 - bob to move``;
+``board_view`` says what a board mail shows (names, clock dates, notes);
+``render_board_mails`` writes the mails; ``board_mails`` makes the replies
+for everyone on a board, each player's copy answerable by reply.
+
+Layout: subject ``<Game> Board 12 - bob to move``;
 body with the players and variant, the last move and its comment, whose
 turn, the move list in numbered columns, the diagram, how to reply, and
 the timing (the next reminder and the forfeit date as the service computed
@@ -11,13 +15,15 @@ final board, each player's rating change. Every line fits in 78 characters
 
 from __future__ import annotations
 
-import functools
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pbm.games import GameState
+from pbm.games import GameState, winner_of
+from pbm.replies import Reply
+from pbm.usecases.clocks import clock_state
+from pbm.usecases.world import Board
 
 WIDTH = 78
 
@@ -48,8 +54,8 @@ class BoardView:
     """Everything a board mail shows. Player names are display forms."""
 
     board: int
-    game: str  # the command word: "accasta"
-    title: str  # "Accasta"
+    game: str  # the game's command word
+    title: str  # the game's title, for people
     seat_names: tuple[str, str]
     variant: str
     options: Mapping[str, str]
@@ -82,11 +88,12 @@ class BoardView:
 
     @property
     def winner(self) -> int | None:
-        if self.result == "1-0":
-            return 0
-        if self.result == "0-1":
-            return 1
-        return None
+        """The winning seat of a finished game (None: a draw, or not finished)."""
+        return winner_of(self.result) if self.result else None
+
+    @property
+    def drawn(self) -> bool:
+        return self.status == "finished" and self.result is not None and self.winner is None
 
 
 def fmt_time(t: datetime | None) -> str:
@@ -95,21 +102,6 @@ def fmt_time(t: datetime | None) -> str:
 
 def wrap(text: str, indent: str = "", width: int = WIDTH) -> list[str]:
     """Wrap each paragraph of ``text`` to ``width``, prefixing ``indent``."""
-    if len(text) <= _KEPT_TEXT:
-        return list(_kept_wrap(text, indent, width))
-    return _wrap(text, indent, width)
-
-
-_KEPT_TEXT = 400  # texts up to this long are wrapped once and kept (see _kept_wrap)
-
-
-@functools.lru_cache(maxsize=512)
-def _kept_wrap(text: str, indent: str, width: int) -> tuple[str, ...]:
-    # Most of a board mail's sentences are the same in every mail: wrapped once.
-    return tuple(_wrap(text, indent, width))
-
-
-def _wrap(text: str, indent: str, width: int) -> list[str]:
     lines: list[str] = []
     for para in text.splitlines() or [""]:
         if not para.strip():
@@ -133,6 +125,8 @@ def subject_status(view: BoardView) -> str:
     if view.status == "cancelled":
         return "cancelled"
     winner = view.winner
+    if view.drawn:
+        return "draw"
     if view.status == "finished" and winner is not None:
         return f"{view.seat_names[winner].lower()} wins"
     if view.status == "finished":
@@ -200,8 +194,10 @@ def _state_lines(view: BoardView) -> list[str]:
     if view.status == "cancelled":
         return ["This board was cancelled."]
     winner = view.winner
+    how = f" ({view.termination})" if view.termination else ""
+    if view.drawn:
+        return [f"Draw{how}. Result {view.result}.", *_rating_lines(view)]
     if view.status == "finished" and winner is not None:
-        how = f" ({view.termination})" if view.termination else ""
         lines = [f"{_seat_label(view, winner)} wins{how}. Result {view.result}."]
         return lines + _rating_lines(view)
     if view.status == "finished":
@@ -315,3 +311,108 @@ def render_board_mails(
         tail = ["", *(line.rstrip() for line in _how_to_reply(view, recipient)), "", *timing]
         out.append((subject, head + "\n" + "\n".join(tail) + "\n"))
     return out
+
+
+def board_view(board: Board, now: datetime) -> BoardView:
+    """What a board mail shows of ``board`` at ``now``: display names, dates, clock notes."""
+    rules = board.rules
+    next_nag_at = forfeit_at = None
+    notes: list[str] = []
+    if board.status == "active":
+        clock = clock_state(board, now)
+        next_nag_at, forfeit_at = clock.next_nag_at, clock.forfeit_at
+        for uid in board.players:
+            away = [
+                v for v in board.vacations if v.userid == uid and v.starts_at <= now < v.ends_at
+            ]
+            if away:
+                name = board.name(uid)
+                notes.append(
+                    f"{name} is on vacation until {fmt_time(away[-1].ends_at)}: "
+                    f"{name}'s clock stands still until then."
+                )
+        if clock.paused_since is not None:
+            notes.append(
+                f"All clocks are stopped since {fmt_time(clock.paused_since)} (the site is "
+                "paused); the dates below assume they run again now."
+            )
+    changes = [
+        RatingChange(board.name(uid), before, after)
+        for uid, before, after in (
+            (board.white, board.white_rating_before, board.white_rating_after),
+            (board.black, board.black_rating_before, board.black_rating_after),
+        )
+        if before is not None and after is not None
+    ]
+    return BoardView(
+        board=board.number,
+        game=rules.name,
+        title=rules.title,
+        seat_names=rules.seat_names,
+        variant=board.variant,
+        options=dict(board.options),
+        white=board.name(board.white),
+        black=board.name(board.black),
+        status=board.status,
+        result=board.result,
+        termination=board.termination,
+        state=board.state,
+        moves=[
+            MoveLine(m.ply, board.name(m.userid), m.notation, m.comment, m.created_at, m.queued)
+            for m in board.moves
+        ],
+        created_at=board.created_at,
+        last_move_at=board.last_move_at,
+        nag_days=board.nag_days,
+        forfeit_days=board.forfeit_days,
+        undo_request_by=board.name(board.undo_request_by) if board.undo_request_by else None,
+        cancel_request_by=board.name(board.cancel_request_by) if board.cancel_request_by else None,
+        subscribers=[f.userid or f.email or "" for f in board.followers],
+        next_nag_at=next_nag_at,
+        forfeit_at=forfeit_at,
+        clock_notes=notes,
+        rating_changes=changes,
+    )
+
+
+def audience(board: Board) -> list[tuple[str | None, str]]:
+    """(userid or None, address) of both players, then the followers."""
+    out: list[tuple[str | None, str]] = [
+        (uid, board.people[uid].email) for uid in board.players if uid in board.people
+    ]
+    for f in board.followers:
+        if f.userid:
+            if f.userid in board.people:
+                out.append((f.userid, board.people[f.userid].email))
+        elif f.email:
+            out.append((None, f.email))
+    return out
+
+
+def board_mails(board: Board, now: datetime, headline: str = "") -> list[Reply]:
+    """The board mail for every player and follower.
+
+    Each player's copy carries their own reply address (``reply_as``), so the
+    player to move can answer with just the move and the other can answer
+    with chat, undo, resign and the like.
+    """
+    view = board_view(board, now)
+    readers = audience(board)
+    seats = [board.seat_of(uid) if uid is not None else None for uid, _ in readers]
+    names = [view.players[seat] if seat is not None else None for seat in seats]
+    mails = render_board_mails(view, names, headline)
+    return [
+        Reply(
+            to=address,
+            subject=subject,
+            body=body,
+            board=board.number,
+            reply_as=uid if seat is not None and board.status == "active" else None,
+        )
+        for (uid, address), seat, (subject, body) in zip(readers, seats, mails, strict=True)
+    ]
+
+
+def note(to: str, subject: str, text: str, board: int | None = None) -> Reply:
+    """A short mail of wrapped text."""
+    return Reply(to=to, subject=subject, body="\n".join(wrap(text)) + "\n", board=board)

@@ -1,28 +1,22 @@
-"""Board clocks: the arithmetic of stopped time, and the timer tick.
+"""Board clocks: the arithmetic of stopped time, and each board's clock state.
 
-A board's clock runs for the player to move from ``games.clock_since`` (the
+A board's clock runs for the player to move from ``Board.clock_since`` (the
 moment he got the move). It stands still while he is on vacation and while
 the whole site is paused (``pbm clock pause``); those spans are *stops*.
 The running time of a clock is the calendar time since ``clock_since`` minus
 the stops, so nothing has to be shifted when a stop ends: a vacation cut
 short or a pause resumed simply ends its interval.
 
-``tick(db, config, now)`` is the timer: it sends the reminders that are due
-and forfeits the boards whose time ran out, each board in its own
-transaction. ``pbm serve`` calls it every ``server.tick_seconds`` and
-``pbm tick [--now ISO-TIME]`` once.
+The reminders and forfeits that clocks cause are ``pbm.usecases.timers``.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from pbm.config import Config
-from pbm.store import Database
-
-log = logging.getLogger("pbm.clock")
+from pbm.usecases.world import Board
 
 Stop = tuple[datetime, datetime]
 DAY = timedelta(days=1)
@@ -78,25 +72,41 @@ def nags_sent(
     return running_time(since, last_nag_at, stops) // nag
 
 
-def tick(db: Database, config: Config, now: datetime) -> int:
-    """Send due reminders and forfeit boards out of time; the number of boards acted on.
+@dataclass(frozen=True, slots=True)
+class ClockState:
+    """The clock of the player to move on one board, at ``now``."""
 
-    Blocking (run it in a thread from an event loop). Each board is one
-    transaction of its own, locked and checked again there, so a move that
-    arrives meanwhile wins and a tick running twice does nothing twice.
-    While the site clocks are paused it does nothing.
-    """
-    from pbm.service import Service, ServiceError, utc_now
+    to_move: str  # userid
+    since: datetime
+    stops: Sequence[Stop]
+    running: timedelta
+    next_nag_at: datetime | None  # None: no reminder left before the forfeit
+    forfeit_at: datetime
+    nag_due: bool
+    forfeit_due: bool
+    paused_since: datetime | None
 
-    # Mail goes out at once even when ``now`` is simulated ahead of real time.
-    service = Service(db, config, lambda: now, lambda: min(now, utc_now()))
-    if service.clocks_paused_since() is not None:
-        return 0
-    acted = 0
-    for board in service.boards_due():
-        try:
-            if service.run_clock(board) is not None:
-                acted += 1
-        except ServiceError as exc:  # the board changed under us: the next tick sees it
-            log.info("clock of board %d not run: %s", board, exc.message)
-    return acted
+
+def clock_state(board: Board, now: datetime) -> ClockState:
+    """The running clock of the player to move (vacations and pauses as loaded with it)."""
+    since = board.clock_start
+    to_move = board.player_at(board.state.to_move)
+    stops = [(v.starts_at, v.ends_at) for v in board.vacations if v.userid == to_move]
+    pauses = [p for p in board.pauses if p.ended_at is None or p.ended_at > since]
+    stops += [(p.started_at, p.ended_at or now) for p in pauses]
+    paused_since = next((p.started_at for p in pauses if p.ended_at is None), None)
+    running = running_time(since, now, stops)
+    nag, forfeit = timedelta(days=board.nag_days), timedelta(days=board.forfeit_days)
+    nth = nags_sent(since, board.last_nag_at, nag, stops) + 1
+    next_nag_at = due_at(since, nth * nag, stops) if nth * nag < forfeit else None
+    return ClockState(
+        to_move=to_move,
+        since=since,
+        stops=stops,
+        running=running,
+        next_nag_at=next_nag_at,
+        forfeit_at=due_at(since, forfeit, stops),
+        nag_due=next_nag_at is not None and running >= nth * nag,
+        forfeit_due=running >= forfeit,
+        paused_since=paused_since,
+    )

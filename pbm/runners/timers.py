@@ -1,0 +1,54 @@
+"""The timers: reminders and forfeits, every ``server.tick_seconds`` (or ``pbm tick`` once)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import datetime
+
+from pbm.config import Config
+from pbm.store.engine import Database
+from pbm.usecases import unit
+from pbm.usecases.refusals import Refused
+from pbm.usecases.site import Site, utc_now
+from pbm.usecases.timers import RunClock, boards_due
+from pbm.usecases.world import World
+
+log = logging.getLogger("pbm.timers")
+
+
+def tick(db: Database, config: Config, now: datetime) -> int:
+    """Send due reminders and forfeit boards out of time; the number of boards acted on.
+
+    Blocking (run it in a thread from an event loop). Each board is decided
+    afresh in a transaction of its own, so a move that arrives meanwhile
+    wins and a tick running twice does nothing twice. While the site clocks
+    are paused it does nothing. Mail goes out at once even when ``now`` is
+    simulated ahead of real time.
+    """
+    site = Site(db, config, lambda: now, lambda: min(now, utc_now()))
+    with db.read() as session:
+        due = boards_due(World(session, config, now))
+    acted = 0
+    for board in due:
+        try:
+            if unit.run(site, RunClock(board)):
+                acted += 1
+        except Refused as exc:  # the board changed under us: the next tick sees it
+            log.info("clock of board %d not run: %s", board, exc.message)
+    return acted
+
+
+async def run_timers(
+    db: Database, config: Config, stop: asyncio.Event, woke: asyncio.Event
+) -> None:
+    """``tick`` every ``server.tick_seconds`` until ``stop``; ``woke`` is set when it sent mail."""
+    while not stop.is_set():
+        try:
+            if await asyncio.to_thread(tick, db, config, utc_now()):
+                woke.set()
+        except Exception:
+            log.exception("timers: database trouble; trying again next time")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), config.server.tick_seconds)
