@@ -20,6 +20,10 @@ class Reply:
     ``board`` goes in ``Reply-To``; ``board`` is the board the mail is about,
     if any; ``in_reply_to`` the Message-ID of the mail that caused it, for
     threading; ``is_error`` marks the answer to a refused command.
+    ``counted``: an automatic mail to an address that does not play or follow
+    the game it is about (help, errors, answers, account mail): the site's
+    answer limit counts it. A board's mails to its players and followers are
+    not counted.
     """
 
     to: str
@@ -29,3 +33,4 @@ class Reply:
     reply_as: str | None = None
     in_reply_to: str | None = None
     is_error: bool = False
+    counted: bool = True

@@ -320,22 +320,6 @@ def test_retry_requeues_failed_rows_but_never_sent_ones(db: Database) -> None:
     assert _claim(db, "w2", now) == ids[1:]
 
 
-def test_errors_since_counts_error_replies_to_one_address(db: Database) -> None:
-    replies = [
-        Reply(to="Alice@Example.org", subject="e1", body="b", is_error=True),
-        Reply(to="alice@example.org", subject="ok", body="b"),
-        Reply(to="bob@example.org", subject="e2", body="b", is_error=True),
-    ]
-    with db.transaction() as s:
-        outbox.enqueue(s, replies, DOMAIN, T0, T0)
-        later = [Reply(to="alice@example.org", subject="e3", body="b", is_error=True)]
-        outbox.enqueue(s, later, DOMAIN, T0 + timedelta(hours=2), T0)
-    with db.read() as s:
-        assert outbox.errors_since(s, "ALICE@example.org", T0) == 2
-        assert outbox.errors_since(s, "alice@example.org", T0 + timedelta(hours=1)) == 1
-        assert outbox.errors_since(s, "carol@example.org", T0) == 0
-
-
 def test_counts(db: Database) -> None:
     with db.read() as s:
         assert outbox.counts(s) == {}

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from pbm import commands, games
 from pbm.commands import CommandError, Parsed
+from pbm.commands.grammar import mask
 from pbm.config import Config
 from pbm.mail.inbound import Inbound, read_message
 from pbm.mail.quotes import command_candidates, subject_command_text
@@ -91,12 +92,14 @@ def find_commands(mail: Mail, env: Env) -> None:
     assert inbound is not None
     token = inbound.token
     reading = _Reading(inbound, env)
+    limit = env.config.limits.commands_per_mail
     lines, comment = command_candidates(
         inbound.text,
         inbound.new_text,
         inbound.subject,
         reply_mode=token is not None,
         is_command=reading.is_command,
+        limit=limit,
     )
     mid = mail.message_id
     if token is not None and not token.is_valid(env.config.mail.secret):
@@ -109,9 +112,16 @@ def find_commands(mail: Mail, env: Env) -> None:
         mail.requests.append(reading.no_command(mid))
         mail.settle("done", "no command")
         return
-    for i, line in enumerate(lines):
+    for i, line in enumerate(lines[:limit]):
         key = mid if (mid is None or len(lines) == 1) else f"{mid}#{i + 1}"
         mail.requests.append(reading.request(line, comment, key))
+    if len(lines) > limit:
+        why = (
+            f"Only the first {limit} commands of a mail are carried out; the rest of this "
+            "mail was not read. Send them in another mail."
+        )
+        key = f"{mid}#more" if mid else None
+        mail.requests.append(reading.refused(BadRequest(why), "", key))
 
 
 STEPS: tuple[Step, ...] = (parse, screen, dedupe, find_commands)
@@ -181,7 +191,7 @@ class _Reading:
             reply_userid=self.token.userid if self.token is not None else None,
         )
         action, who = found.build(ctx)
-        return self._request(action, who, line, key, action.board)
+        return self._request(action, who, mask(line, found.secrets), key, action.board)
 
     def no_command(self, key: str | None) -> Request:
         """A mail with no command: what is wrong with what it tried, or the help."""
@@ -200,7 +210,7 @@ class _Reading:
         for line in tried:
             found = self.read(line) if line else None
             if isinstance(found, CommandError):
-                return self.refused(BadRequest(str(found)), line, key)
+                return self.refused(BadRequest(str(found)), mask(line, found.secrets), key)
         help_action = Answer(inbound.sender, "pbm - help", commands.help_text())
         return self._request(help_action, None, "", key, None)
 

@@ -30,11 +30,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlmodel import Session
-
 from pbm.config import Config
 from pbm.mail.pipeline import Env, Mail, run_steps
-from pbm.replies import Reply
 from pbm.runners.logs import configure_logging
 from pbm.store import inbox, outbox
 from pbm.store.engine import Database
@@ -137,7 +134,7 @@ class InboxWorker:
             mine = inbox.take(session, [m.row_id for m in mails])
             done = [(m, d) for m, d in zip(mails, decided, strict=True) if m.row_id in mine]
             flat = [d for _, ds in done for d in ds]
-            outcomes = unit.write(self.site, session, flat, screen=self._screen)
+            outcomes = unit.write(self.site, session, flat)
             written = [i for o in outcomes for i in o.outbox_ids]
             finished = []
             for mail, ds in done:
@@ -153,18 +150,6 @@ class InboxWorker:
             if mail.outcome == "ignored":
                 log.info("inbox %d ignored: %s", mail.row_id, mail.note)
         return Batch(len(done), handed, unclaimed=len(handed) < len(written))
-
-    def _screen(self, session: Session, replies: Sequence[Reply]) -> list[Reply]:
-        """At most ``limits.error_replies_per_hour`` error replies to an address."""
-        limit = self.config.limits.error_replies_per_hour
-        since = self.clock() - timedelta(hours=1)
-        kept = []
-        for reply in replies:
-            if reply.is_error and outbox.errors_since(session, reply.to, since) >= limit:
-                log.warning("not answering %s: %d error replies in the last hour", reply.to, limit)
-                continue
-            kept.append(reply)
-        return kept
 
     async def run_forever(
         self,

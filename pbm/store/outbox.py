@@ -261,16 +261,6 @@ def retry(session: Session, ids: Sequence[int], *, all_failed: bool, now: dateti
     return RetryResult(requeued, skipped)
 
 
-def errors_since(session: Session, to: str, since: datetime) -> int:
-    """How many error replies went to ``to`` since ``since``."""
-    stmt = sa.select(sa.func.count()).where(
-        sa.func.lower(OUTBOX.c.to_addr) == to.lower(),
-        OUTBOX.c.is_error.is_(True),
-        OUTBOX.c.created_at >= since,
-    )
-    return int(session.execute(stmt).scalar() or 0)
-
-
 def counts(session: Session) -> dict[str, int]:
     """How many rows have each status."""
     stmt = sa.select(OUTBOX.c.status, sa.func.count()).group_by(OUTBOX.c.status)

@@ -267,9 +267,10 @@ class AnswerCount(SQLModel, table=True):
 
     __tablename__ = "answer_counts"
 
-    address: str = Field(primary_key=True)
+    address: str = Field(primary_key=True)  # lower case
     hour: datetime = Field(sa_type=UTCDateTime, primary_key=True)
-    count: int = 0
+    answers: int = 0  # every counted mail, errors included
+    errors: int = 0
 
 
 ALL_TABLES: tuple[str, ...] = (

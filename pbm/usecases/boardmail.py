@@ -408,11 +408,20 @@ def board_mails(board: Board, now: datetime, headline: str = "") -> list[Reply]:
             body=body,
             board=board.number,
             reply_as=uid if seat is not None and board.status == "active" else None,
+            counted=False,
         )
         for (uid, address), seat, (subject, body) in zip(readers, seats, mails, strict=True)
     ]
 
 
-def note(to: str, subject: str, text: str, board: int | None = None) -> Reply:
-    """A short mail of wrapped text."""
-    return Reply(to=to, subject=subject, body="\n".join(wrap(text)) + "\n", board=board)
+def note(
+    to: str, subject: str, text: str, board: int | None = None, *, counted: bool = True
+) -> Reply:
+    """A short mail of wrapped text (``counted``: see ``Reply``)."""
+    body = "\n".join(wrap(text)) + "\n"
+    return Reply(to=to, subject=subject, body=body, board=board, counted=counted)
+
+
+def follows(board: Board, address: str) -> bool:
+    """Whether ``address`` plays or follows ``board`` (its mail about it is not counted)."""
+    return any(a.lower() == address.lower() for _, a in audience(board))

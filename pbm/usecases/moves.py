@@ -268,6 +268,7 @@ def answer_from_queue(board: Board, theirs: PlayedMove, now: datetime) -> tuple[
             body="\n".join(lines) + "\n",
             board=board.number,
             reply_as=owner if board.status == "active" else None,
+            counted=False,
         )
     )
     return board, replies

@@ -24,7 +24,9 @@ from pbm.usecases.world import Board, World
 def _asking(board: Board, to: str, subject: str, text: str) -> Reply:
     """A request for the opponent ``to``, answerable by reply."""
     body = "\n".join(wrap(text)) + "\n"
-    return Reply(board.people[to].email, subject, body, board=board.number, reply_as=to)
+    return Reply(
+        board.people[to].email, subject, body, board=board.number, reply_as=to, counted=False
+    )
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class Undo:
                 title,
                 f"You asked {opp.display} to let you take back move {last.ply}.",
                 board.number,
+                counted=False,
             ),
         ]
         return Decision(replies, (BoardChange(board, after),))
@@ -108,6 +111,7 @@ class Cancel:
                 title,
                 f"You asked {opp.display} to cancel board {board.number}.",
                 board.number,
+                counted=False,
             ),
         ]
         return Decision(replies, (BoardChange(board, after),))
@@ -147,6 +151,7 @@ class OfferDraw:
                 title,
                 f"You offered {opp.display} a draw on board {board.number}.",
                 board.number,
+                counted=False,
             ),
         ]
         return Decision(replies, (BoardChange(board, after),))
@@ -228,7 +233,7 @@ class Reject:
             subject = f"{board.title()} - undo refused"
             text = f"{me.display} did not agree to take back the last move; it stands."
         replies = [
-            note(asker.email, subject, text, board.number),
-            note(me.account.email, subject, text, board.number),
+            note(asker.email, subject, text, board.number, counted=False),
+            note(me.account.email, subject, text, board.number, counted=False),
         ]
         return Decision(replies, (BoardChange(board, after),))

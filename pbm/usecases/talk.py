@@ -40,6 +40,7 @@ class Chat:
                 body=body + "\n",
                 board=board.number,
                 reply_as=uid if uid and board.seat_of(uid) is not None else None,
+                counted=False,
             )
             for uid, address in readers
             if uid != me.userid
@@ -67,7 +68,9 @@ class Subscribe:
         )
         view = board_view(after, world.now)
         subject, body = render_board_mail(view, None, f"You now follow board {board.number}.")
-        reply = Reply(to=me.account.email, subject=subject, body=body, board=board.number)
+        reply = Reply(
+            to=me.account.email, subject=subject, body=body, board=board.number, counted=False
+        )
         return Decision((reply,), (BoardChange(board, after),))
 
 
@@ -88,5 +91,6 @@ class Unsubscribe:
             f"{board.title()} - unsubscribed",
             f"You no longer follow board {board.number}.",
             board.number,
+            counted=False,
         )
         return Decision((told,), (BoardChange(board, after),))

@@ -63,6 +63,7 @@ class RunClock:
                 body=body,
                 board=board.number,
                 reply_as=late.userid,
+                counted=False,
             )
             return Decision((nag,), (BoardChange(board, after),))
         return Decision()

@@ -30,6 +30,7 @@ from sqlmodel import Session
 
 from pbm.replies import Reply
 from pbm.store import inbox, outbox
+from pbm.usecases import limits
 from pbm.usecases.auth import Actor, Password, Who, authenticate, hash_password, needs_rehash
 from pbm.usecases.changes import AccountChange, Change, Stale
 from pbm.usecases.refusals import AlreadyProcessed, BoardChanged, Refused
@@ -165,13 +166,12 @@ def write(
     session: Session,
     decided: Sequence[Decided],
     world: World | None = None,
-    screen: Callable[[Session, Sequence[Reply]], Sequence[Reply]] | None = None,
 ) -> list[Outcome]:
     """Carry out decided requests in the caller's write transaction, in order.
 
     ``world``: the write transaction's own (if the requests were decided on
     it); otherwise one is made, for the requests that must be decided again.
-    ``screen`` may hold back replies (the site's limits on automatic mail).
+    Replies pass the site's limits on automatic mail (``pbm.usecases.limits``).
     """
     now = site.clock()
     world = world or World(session, site.config, now, lock=True)
@@ -185,7 +185,7 @@ def write(
                 world.forget(current.reads)
                 current = decide(site, world, item.request)
             try:
-                outcome = _write_one(site, session, current, now, screen)
+                outcome = _write_one(site, session, current, now)
                 break
             except (Stale, IntegrityError):
                 stale = True
@@ -195,7 +195,7 @@ def write(
                 "done. Look at the board and send your command again."
             )
             current = Decided(item.request, None, contended, current.reads)
-            outcome = _write_one(site, session, current, now, screen)
+            outcome = _write_one(site, session, current, now)
         if isinstance(current.decision, Decision) and not outcome.already_done:
             written |= current.decision.keys
             world.forget(current.decision.keys)
@@ -203,13 +203,7 @@ def write(
     return outcomes
 
 
-def _write_one(
-    site: Site,
-    session: Session,
-    item: Decided,
-    now: datetime,
-    screen: Callable[[Session, Sequence[Reply]], Sequence[Reply]] | None,
-) -> Outcome:
+def _write_one(site: Site, session: Session, item: Decided, now: datetime) -> Outcome:
     """Write one decided request in a savepoint of its own: all of it, or nothing.
 
     Raises ``Stale`` (or the database's ``IntegrityError``) when a change finds
@@ -230,9 +224,8 @@ def _write_one(
                 for change in decision.changes:
                     change.save(session)
                 replies = tuple(decision.replies)
-            outcome.replies = _threaded(replies, request)
-            if screen is not None:
-                outcome.replies = tuple(screen(session, outcome.replies))
+            replies = _threaded(replies, request)
+            outcome.replies = tuple(limits.screen(session, replies, now, site.config.limits))
             outcome.outbox_ids = outbox.enqueue(
                 session, outcome.replies, site.mail_domain, now, site.due(now)
             )

@@ -49,7 +49,8 @@ def upgrade() -> None:
         "answer_counts",
         sa.Column("address", sa.String(), primary_key=True),
         sa.Column("hour", sa.DateTime(timezone=True), primary_key=True),
-        sa.Column("count", sa.Integer(), nullable=False),
+        sa.Column("answers", sa.Integer(), nullable=False),
+        sa.Column("errors", sa.Integer(), nullable=False),
     )
     with op.batch_alter_table("vacations") as batch:
         batch.add_column(sa.Column("kind", sa.String(), nullable=False, server_default="vacation"))
