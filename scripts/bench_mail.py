@@ -235,8 +235,8 @@ def setup_site(root: Path, clients: int) -> tuple[config_mod.Config, list[tuple[
     boards = []
     for i in range(clients):
         w, b = f"w{i}", f"b{i}"
-        unit.run(site, Signup(w, PASSWORD, f"{w}@players.test"))
-        unit.run(site, Signup(b, PASSWORD, f"{b}@players.test"))
+        unit.run(site, Signup(w, PASSWORD, f"{w}@players.test", confirmed=True))
+        unit.run(site, Signup(b, PASSWORD, f"{b}@players.test", confirmed=True))
         board = unit.run(site, Challenge("accasta", w, b, admin=True))[0].board
         assert board is not None
         boards.append((board, w, b))

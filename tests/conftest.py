@@ -188,7 +188,7 @@ def site(db: Database, config: Config, clock: Clock) -> Site:
     """
     s = Site(db, config, clock)
     for uid in ("alice", "bob", "carol"):
-        unit.run(s, Signup(uid, "pw", f"{uid}@example.org"))
+        unit.run(s, Signup(uid, "pw", f"{uid}@example.org", confirmed=True))
     return s
 
 

@@ -364,9 +364,11 @@ def test_a_password_changed_earlier_in_the_batch_is_checked_again(
 def test_a_signup_decided_on_a_snapshot_loses_to_one_written_meanwhile(
     db: Database, site: Site
 ) -> None:
-    decided = on_snapshot(site, [request(Signup("dave", "first", "dave@example.org"))])
+    decided = on_snapshot(
+        site, [request(Signup("dave", "first", "dave@example.org", confirmed=True))]
+    )
     assert not isinstance(decided[0].decision, Refused)
-    unit.run(site, Signup("Dave", "second", "dave2@example.org"))
+    unit.run(site, Signup("Dave", "second", "dave2@example.org", confirmed=True))
     before = dump(db)
     (out,) = write(site, decided)
     assert isinstance(out.refused, UserExists)
@@ -513,7 +515,7 @@ def test_a_game_decided_on_snapshots_writes_what_a_game_run_one_by_one_writes(
     other = init_db(f"sqlite:///{tmp_path / 'plain.sqlite3'}")
     plain = Site(other, config, clock)
     for uid in ("alice", "bob", "carol"):
-        unit.run(plain, Signup(uid, "pw", f"{uid}@example.org"))
+        unit.run(plain, Signup(uid, "pw", f"{uid}@example.org", confirmed=True))
     first = unit.run(plain, Challenge("accasta", "alice", "bob", sender=ALICE))
     assert first[0].board == board
     unit.run(plain, Subscribe(board), Who("carol", PW))
@@ -563,7 +565,7 @@ def test_deciding_takes_no_write_lock(clock: Clock, tmp_path: Path) -> None:
     db = init_db(url)
     site = Site(db, Config(database=DatabaseConfig(url=url)), clock)
     for uid in ("alice", "bob"):
-        unit.run(site, Signup(uid, "pw", f"{uid}@example.org"))
+        unit.run(site, Signup(uid, "pw", f"{uid}@example.org", confirmed=True))
     board = unit.run(site, Challenge("accasta", "alice", "bob", admin=True))[0].board
     assert board is not None
     holder = db.engine.connect()
@@ -591,7 +593,7 @@ def three_boards(site: Site, clock: Clock) -> list[int]:
 
     The first starts before carol's vacation ends, the third (hers too) after.
     """
-    unit.run(site, Signup("dave", "pw", "dave@example.org"))
+    unit.run(site, Signup("dave", "pw", "dave@example.org", confirmed=True))
     rated = unit.run(site, Challenge("accasta", "alice", "bob", admin=True))[0].board
     assert rated is not None
     unit.run(site, Resign(rated), Who("bob", PW))  # alice and bob have ratings now

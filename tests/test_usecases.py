@@ -62,9 +62,9 @@ def as_(userid: str, credentials: Any = PW) -> Who:
 def site(db: Database, config: Config, clock: Clock) -> Site:
     """alice signs up as ``Alice``: mail names her so, her userid is ``alice``."""
     s = Site(db, config, clock)
-    unit.run(s, Signup("Alice", "pw", "alice@example.org"))
-    unit.run(s, Signup("bob", "pw", "bob@example.org"))
-    unit.run(s, Signup("carol", "pw", "carol@example.org"))
+    unit.run(s, Signup("Alice", "pw", "alice@example.org", confirmed=True))
+    unit.run(s, Signup("bob", "pw", "bob@example.org", confirmed=True))
+    unit.run(s, Signup("carol", "pw", "carol@example.org", confirmed=True))
     return s
 
 
@@ -147,7 +147,7 @@ def test_signup_stores_the_player_and_welcomes(db: Database, site: Site) -> None
 
 def test_signup_refusals(db: Database, site: Site) -> None:
     def signup(uid: str, pw: str, email: str) -> Callable[[], object]:
-        return lambda: unit.run(site, Signup(uid, pw, email))
+        return lambda: unit.run(site, Signup(uid, pw, email, confirmed=True))
 
     assert "taken" in refused(db, UserExists, signup("ALICE", "x", "a@b.org"))
     refused(db, BadRequest, signup("1abc", "x", "a@b.org"))
@@ -561,7 +561,7 @@ def test_chat_goes_to_everyone_else(db: Database, site: Site, board: int) -> Non
     assert {r.to for r in replies} == {"bob@example.org", "carol@example.org"}
     assert all("Hello Bob!" in r.body for r in replies)
     assert {r.to: r.reply_as for r in replies}["bob@example.org"] == "bob"
-    unit.run(site, Signup("dave", "pw", "dave@example.org"))
+    unit.run(site, Signup("dave", "pw", "dave@example.org", confirmed=True))
     refused(db, NotAPlayer, lambda: unit.run(site, Chat(board, "hi"), as_("dave")))
     refused(db, BadRequest, lambda: unit.run(site, Chat(board, "  "), as_("alice")))
     wrong = as_("alice", Password("x"))

@@ -93,7 +93,7 @@ def player() -> None:
 def player_add(ctx: click.Context, userid: str, email: str, name: str, password: str) -> None:
     """Add a player; the welcome mail goes to EMAIL."""
     with open_site(ctx) as site:
-        unit.run(site, Signup(userid, password, email, full_name=name))
+        unit.run(site, Signup(userid, password, email, full_name=name, confirmed=True))
         click.echo(f"player {userid} added")
 
 

@@ -19,23 +19,27 @@ from pbm import commands, games
 from pbm.commands import CommandError, Parsed
 from pbm.commands.grammar import mask
 from pbm.config import Config
+from pbm.mail.addresses import BOARD, TokenAddress
 from pbm.mail.inbound import Inbound, read_message
 from pbm.mail.quotes import command_candidates, subject_command_text
 from pbm.replies import Reply
+from pbm.usecases.accounts import Confirm, account_nonce
 from pbm.usecases.auth import Who
-from pbm.usecases.boardmail import wrap
 from pbm.usecases.reading import Answer
 from pbm.usecases.refusals import BadRequest, Refuse, Refused, WrongPassword
+from pbm.usecases.text import wrap
 from pbm.usecases.unit import Action, Request
+from pbm.usecases.world import Account
 
 
 @dataclass(frozen=True)
 class Env:
-    """What the steps may know of the site: its settings, and two looks at its database."""
+    """What the steps may know of the site: its settings, and a few looks at its database."""
 
     config: Config
     seen: Callable[[str], bool]  # whether a Message-ID was acted on
     game_of: Callable[[int], str | None]  # the game of a board (None: no such board)
+    account: Callable[[str], Account | None] = lambda userid: None  # by userid
 
 
 @dataclass
@@ -91,7 +95,11 @@ def find_commands(mail: Mail, env: Env) -> None:
     inbound = mail.inbound
     assert inbound is not None
     token = inbound.token
-    reading = _Reading(inbound, env)
+    if token is not None and token.kind != BOARD:
+        if _account_reply(mail, env, token):
+            return
+        token = None  # an active account's reply: read like mail to the server's address
+    reading = _Reading(inbound, env, token)
     limit = env.config.limits.commands_per_mail
     lines, comment = command_candidates(
         inbound.text,
@@ -124,6 +132,30 @@ def find_commands(mail: Mail, env: Env) -> None:
         mail.requests.append(reading.refused(BadRequest(why), "", key))
 
 
+def _account_reply(mail: Mail, env: Env, token: TokenAddress) -> bool:
+    """A reply to an account's mail: a confirmation, or (False) mail to read as commands."""
+    inbound = mail.inbound
+    assert inbound is not None
+    account = env.account(token.userid)
+    reading = _Reading(inbound, env, token)
+    if account is None or not token.is_valid(env.config.mail.secret, account_nonce(account)):
+        invalid = WrongPassword("This reply address is not valid.")
+        mail.requests.append(reading.refused(invalid, "", mail.message_id))
+        mail.settle("done", "wrong reply token")
+        return True
+    if account.active:
+        return False
+    confirm = Request(
+        Confirm(account.userid),
+        sender=inbound.sender,
+        in_reply_to=inbound.thread_id,
+        message_id=mail.message_id,
+    )
+    mail.requests.append(confirm)
+    mail.settle("done", "confirmation")
+    return True
+
+
 STEPS: tuple[Step, ...] = (parse, screen, dedupe, find_commands)
 
 
@@ -143,16 +175,16 @@ def run_steps(mail: Mail, env: Env) -> Mail:
 class _Reading:
     """One mail's lines read as commands, each once, and the requests they make."""
 
-    def __init__(self, inbound: Inbound, env: Env) -> None:
+    def __init__(self, inbound: Inbound, env: Env, token: TokenAddress | None) -> None:
         self.inbound = inbound
         self.env = env
-        self.token = inbound.token
+        self.token = token
         self._read: dict[str, Parsed | CommandError | None] = {}
         looks = games.get(game).looks_like_move if (game := self._game()) else _any_move
         self.looks_like_move = looks
 
     def _game(self) -> str | None:
-        if self.token is None:
+        if self.token is None or self.token.board is None:
             return None
         return self.env.game_of(self.token.board)
 

@@ -37,6 +37,7 @@ from pbm.store import inbox, outbox
 from pbm.store.engine import Database
 from pbm.usecases import unit
 from pbm.usecases.queries import game_of
+from pbm.usecases.world import load_accounts
 from pbm.usecases.site import Site, utc_now
 
 log = logging.getLogger("pbm.worker")
@@ -117,6 +118,7 @@ class InboxWorker:
                 self.config,
                 seen=functools.partial(inbox.seen, snapshot),
                 game_of=functools.partial(game_of, snapshot),
+                account=lambda userid: load_accounts(snapshot, [userid]).get(userid.lower()),
             )
             mails = [
                 run_steps(Mail(row.id, row.raw, row.mail_from, row.rcpt_to.split("\n")), env)

@@ -35,6 +35,7 @@ class ClaimedMail(NamedTuple):
     body: str
     board: int | None
     reply_as: str | None
+    reply_key: str | None
     in_reply_to: str | None
     message_id: str
     created_at: datetime
@@ -65,6 +66,7 @@ def enqueue(
             "body": reply.body,
             "board": reply.board,
             "reply_as": reply.reply_as,
+            "reply_key": reply.reply_key,
             "in_reply_to": reply.in_reply_to,
             "message_id": new_message_id(domain),
             "is_error": reply.is_error,

@@ -231,6 +231,7 @@ class OutboxMessage(SQLModel, table=True):
     body: str = Field(sa_type=sa.Text)
     board: int | None = None
     reply_as: str | None = None
+    reply_key: str | None = None  # another reply context than the board (pbm.replies.Reply)
     in_reply_to: str | None = None
     message_id: str
     is_error: bool = False

@@ -15,7 +15,6 @@ final board, each player's rating change. Every line fits in 78 characters
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,9 +22,8 @@ from datetime import datetime
 from pbm.games import GameState, winner_of
 from pbm.replies import Reply
 from pbm.usecases.clocks import clock_state
+from pbm.usecases.text import WIDTH, fmt_time, wrap
 from pbm.usecases.world import Board
-
-WIDTH = 78
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,30 +92,6 @@ class BoardView:
     @property
     def drawn(self) -> bool:
         return self.status == "finished" and self.result is not None and self.winner is None
-
-
-def fmt_time(t: datetime | None) -> str:
-    return "-" if t is None else t.strftime("%Y-%m-%d %H:%M UTC")
-
-
-def wrap(text: str, indent: str = "", width: int = WIDTH) -> list[str]:
-    """Wrap each paragraph of ``text`` to ``width``, prefixing ``indent``."""
-    lines: list[str] = []
-    for para in text.splitlines() or [""]:
-        if not para.strip():
-            lines.append(indent.rstrip())
-            continue
-        lines.extend(
-            textwrap.wrap(
-                para,
-                width=width,
-                initial_indent=indent,
-                subsequent_indent=indent,
-                break_long_words=True,
-                break_on_hyphens=False,
-            )
-        )
-    return lines
 
 
 def subject_status(view: BoardView) -> str:
@@ -412,14 +386,6 @@ def board_mails(board: Board, now: datetime, headline: str = "") -> list[Reply]:
         )
         for (uid, address), seat, (subject, body) in zip(readers, seats, mails, strict=True)
     ]
-
-
-def note(
-    to: str, subject: str, text: str, board: int | None = None, *, counted: bool = True
-) -> Reply:
-    """A short mail of wrapped text (``counted``: see ``Reply``)."""
-    body = "\n".join(wrap(text)) + "\n"
-    return Reply(to=to, subject=subject, body=body, board=board, counted=counted)
 
 
 def follows(board: Board, address: str) -> bool:

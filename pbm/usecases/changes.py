@@ -12,12 +12,14 @@ rolls the command back and decides it again on fresh values.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 import sqlalchemy as sa
 from sqlmodel import Session
 
 from pbm.usecases.world import (
+    FAILURES,
     FOLLOWERS,
     GAMES,
     MOVES,
@@ -224,6 +226,21 @@ class AccountChange:
         )
         if _execute(session, stmt) != 1:
             raise Stale
+
+
+@dataclass(frozen=True)
+class FailureChange:
+    """A wrong password given for an account, remembered for its lockout."""
+
+    userid: str
+    failed_at: datetime
+
+    @property
+    def keys(self) -> frozenset[Key]:
+        return frozenset({("failures", self.userid)})
+
+    def save(self, session: Session) -> None:
+        session.execute(sa.insert(FAILURES).values(userid=self.userid, failed_at=self.failed_at))
 
 
 @dataclass(frozen=True)

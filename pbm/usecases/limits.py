@@ -22,7 +22,7 @@ from sqlmodel import Session
 from pbm.config import LimitsConfig
 from pbm.replies import Reply
 from pbm.store.limits import count_answer
-from pbm.usecases.boardmail import fmt_time, wrap
+from pbm.usecases.text import fmt_time, wrap
 
 log = logging.getLogger("pbm.limits")
 HOUR = timedelta(hours=1)

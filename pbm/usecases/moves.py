@@ -15,7 +15,7 @@ from datetime import datetime
 from pbm.games import RESIGN, GameState, IllegalMove, Outcome
 from pbm.replies import Reply
 from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import board_mails, wrap
+from pbm.usecases.boardmail import board_mails
 from pbm.usecases.changes import BoardChange
 from pbm.usecases.endings import finish
 from pbm.usecases.refusals import (
@@ -26,6 +26,7 @@ from pbm.usecases.refusals import (
     NotAPlayer,
     NotYourTurn,
 )
+from pbm.usecases.text import wrap
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import Board, PlayedMove, World
 

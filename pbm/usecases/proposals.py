@@ -12,11 +12,12 @@ from dataclasses import dataclass, replace
 from pbm.games import AGREEMENT, Outcome
 from pbm.replies import Reply
 from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import board_mails, note, wrap
+from pbm.usecases.boardmail import board_mails
 from pbm.usecases.changes import BoardChange
 from pbm.usecases.endings import finish
 from pbm.usecases.moves import acting, seat_in_play
 from pbm.usecases.refusals import BadRequest, NotAPlayer
+from pbm.usecases.text import note, wrap
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import Board, World
 

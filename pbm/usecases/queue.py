@@ -12,10 +12,10 @@ from dataclasses import dataclass, replace
 from pbm.games import BadNotation, GameState, IllegalMove
 from pbm.replies import Reply
 from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import note, wrap
 from pbm.usecases.changes import BoardChange
 from pbm.usecases.moves import acting, seat_in_play
 from pbm.usecases.refusals import BadRequest, NotYourTurn
+from pbm.usecases.text import note, wrap
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import Queued, World
 

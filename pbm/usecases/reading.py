@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from pbm import ratings as elo
 from pbm.replies import Reply
 from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import board_subject, board_view, follows, render_board_mail, wrap
+from pbm.usecases.boardmail import board_subject, board_view, follows, render_board_mail
 from pbm.usecases.queries import rating_lines, summaries
+from pbm.usecases.text import wrap
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import Board, World, rules_of
 

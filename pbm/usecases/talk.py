@@ -6,10 +6,11 @@ from dataclasses import dataclass, replace
 
 from pbm.replies import Reply
 from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import audience, board_view, note, render_board_mail, wrap
+from pbm.usecases.boardmail import audience, board_view, render_board_mail
 from pbm.usecases.changes import BoardChange
 from pbm.usecases.moves import acting
 from pbm.usecases.refusals import BadRequest, NotAPlayer
+from pbm.usecases.text import note, wrap
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import Follower, World
 

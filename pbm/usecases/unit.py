@@ -196,9 +196,10 @@ def write(
             )
             current = Decided(item.request, None, contended, current.reads)
             outcome = _write_one(site, session, current, now)
-        if isinstance(current.decision, Decision) and not outcome.already_done:
-            written |= current.decision.keys
-            world.forget(current.decision.keys)
+        if not outcome.already_done:
+            keys = _keys(current.decision)
+            written |= keys
+            world.forget(keys)
         outcomes.append(outcome)
     return outcomes
 
@@ -219,7 +220,11 @@ def _write_one(site: Site, session: Session, item: Decided, now: datetime) -> Ou
                 outcome.refused = decision
                 if request.answer_refusal is None:
                     raise _Undo
-                replies = tuple(request.answer_refusal(decision))
+                for change in decision.changes:  # what a refusal must remember
+                    change.save(session)
+                replies = tuple(decision.notices)
+                if not decision.silent:
+                    replies += tuple(request.answer_refusal(decision))
             else:
                 for change in decision.changes:
                     change.save(session)
@@ -234,6 +239,12 @@ def _write_one(site: Site, session: Session, item: Decided, now: datetime) -> Ou
     except _Undo:
         pass
     return outcome
+
+
+def _keys(decision: Decision | Refused) -> frozenset[Key]:
+    """What a decision (or a refusal that remembers something) writes."""
+    changes: Sequence[Change] = decision.changes
+    return frozenset(k for change in changes for k in change.keys)
 
 
 def _threaded(replies: Sequence[Reply], request: Request) -> tuple[Reply, ...]:

@@ -29,6 +29,7 @@ from pbm.games import Game, GameState
 from pbm.store.tables import (
     ClockPause,
     Move,
+    PasswordFailure,
     Player,
     QueuedMove,
     Rating,
@@ -48,6 +49,7 @@ FOLLOWERS = table(Subscription)
 QUEUE = table(QueuedMove)
 RATINGS = table(Rating)
 VACATIONS = table(Vacation)
+FAILURES = table(PasswordFailure)
 PAUSES = table(ClockPause)
 
 # What a decision read or a change wrote: ("board", 12), ("account", "alice").
@@ -74,7 +76,13 @@ def rules_of(name: str) -> Game:
 
 @dataclass(frozen=True, slots=True)
 class Account:
-    """A player account; ``userid`` is the lower-case key, ``display`` as signed up."""
+    """A player account; ``userid`` is the lower-case key, ``display`` as signed up.
+
+    ``status``: ``pending`` until the owner of the address confirms the signup,
+    then ``active``. ``reset_nonce`` makes a password reset address usable
+    once. ``lockout_told_at``/``lockout_answered_at``: when the owner was told
+    of wrong passwords, when a refusal of the locked account was answered.
+    """
 
     userid: str
     display: str
@@ -82,6 +90,14 @@ class Account:
     full_name: str
     password_hash: str
     created_at: datetime
+    status: str = "active"
+    reset_nonce: str | None = None
+    lockout_told_at: datetime | None = None
+    lockout_answered_at: datetime | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +280,10 @@ def load_accounts(session: Session, userids: Iterable[str]) -> dict[str, Account
         PLAYERS.c.full_name,
         PLAYERS.c.password_hash,
         PLAYERS.c.created_at,
+        PLAYERS.c.status,
+        PLAYERS.c.reset_nonce,
+        PLAYERS.c.lockout_told_at,
+        PLAYERS.c.lockout_answered_at,
     ).where(_in(PLAYERS.c.userid, wanted))
     return {row.userid: Account(*row) for row in session.execute(stmt)}
 
@@ -497,6 +517,14 @@ class World:
         self.reads.add(account_key(userid))
         found = load_vacations(self.session, [userid.lower()])
         return tuple(sorted(found, key=lambda v: v.starts_at))
+
+    def failures(self, userid: str, since: datetime) -> int:
+        """Wrong passwords given for ``userid`` since ``since``."""
+        self.reads.add(("failures", userid.lower()))
+        stmt = sa.select(sa.func.count()).where(
+            FAILURES.c.userid == userid.lower(), FAILURES.c.failed_at > since
+        )
+        return int(self.session.execute(stmt).scalar() or 0)
 
     def pauses(self) -> tuple[Pause, ...]:
         """Every site-wide clock pause."""

@@ -10,7 +10,8 @@
   reads this small table, not the outbox).
 - ``vacations.kind``: ``vacation``, or ``bounce`` for the time a player's
   address bounced (his clocks stand still then too).
-- ``outbox.reply_to`` goes: the Reply-To is made when a message is built.
+- ``outbox.reply_to`` goes: the Reply-To is made when a message is built;
+  ``outbox.reply_key`` names its context when it is not the board.
 
 Revision ID: 0005
 Revises: 0004
@@ -56,6 +57,7 @@ def upgrade() -> None:
         batch.add_column(sa.Column("kind", sa.String(), nullable=False, server_default="vacation"))
     with op.batch_alter_table("outbox") as batch:
         batch.drop_column("reply_to")
+        batch.add_column(sa.Column("reply_key", sa.String(), nullable=True))
     op.create_index("ix_inbox_processed_at", "inbox", ["processed_at"])
     op.create_index("ix_processed_messages_processed_at", "processed_messages", ["processed_at"])
 
@@ -64,6 +66,7 @@ def downgrade() -> None:
     op.drop_index("ix_processed_messages_processed_at", "processed_messages")
     op.drop_index("ix_inbox_processed_at", "inbox")
     with op.batch_alter_table("outbox") as batch:
+        batch.drop_column("reply_key")
         batch.add_column(sa.Column("reply_to", sa.String(), nullable=True))
     with op.batch_alter_table("vacations") as batch:
         batch.drop_column("kind")
