@@ -298,3 +298,14 @@ def until(predicate: Callable[[], bool], timeout: float = WAIT) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("condition not met in time")
         time.sleep(0.05)
+
+
+def sign_up(server: PbmServer, sink: Sink, uid: str, addr: str, pw: str) -> EmailMessage:
+    """Sign ``uid`` up from ``addr`` and confirm it by replying as a mail client does.
+
+    Returns the welcome mail.
+    """
+    server.send(addr, f"signup {uid} {pw}")
+    ask = sink.wait_for(addr, f"confirm your account {uid}")
+    server.send(addr, f"Re: {ask['Subject']}", "Yes, that was me.\n", to=reply_to(ask))
+    return sink.wait_for(addr, f"Welcome to pbm, {uid}")

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mailserver import PbmServer, Sink, board_number, body_of, reply_to
+from mailserver import PbmServer, Sink, board_number, body_of, reply_to, sign_up
 
 pytestmark = pytest.mark.e2e
 
@@ -65,8 +65,7 @@ def play_by_reply(server: PbmServer, sink: Sink, board: int, moves: list[str]) -
 
 def test_a_game_from_outside_pbm_played_by_mail(server: PbmServer, sink: Sink, tmp_path: Path):
     for uid, addr in (("alice", ALICE), ("bob", BOB)):
-        server.send(addr, f"signup {uid} pw-{uid}")
-        sink.wait_for(addr, "Welcome")
+        sign_up(server, sink, uid, addr, f"pw-{uid}")
     server.send(ALICE, "help")
     assert "tictactoe" in body_of(sink.wait_for(ALICE, "pbm - help"))
     server.send(ALICE, "help tictactoe")

@@ -22,7 +22,7 @@ from email.utils import formatdate, make_msgid
 from pathlib import Path
 
 import pytest
-from mailserver import SERVER_ADDRESS, PbmServer, Sink, board_number, body_of, reply_to
+from mailserver import SERVER_ADDRESS, PbmServer, Sink, board_number, body_of, reply_to, sign_up
 
 import pbm.games
 
@@ -65,8 +65,7 @@ def server(tmp_path: Path, initialized: Path, sink: Sink) -> Iterator[PbmServer]
 
 
 def signup(server: PbmServer, sink: Sink, uid: str, addr: str, pw: str) -> None:
-    server.send(addr, f"signup {uid} {pw}")
-    sink.wait_for(addr, f"Welcome to pbm, {uid}")
+    sign_up(server, sink, uid, addr, pw)
 
 
 def start_board(server: PbmServer, sink: Sink) -> tuple[int, EmailMessage, EmailMessage]:
@@ -230,8 +229,8 @@ def test_format_flowed_command_line(server: PbmServer, sink: Sink) -> None:
         f"signup carol secret-pw \n{long_address}\n",
     )
     server.send_message(raw, CAROL, SERVER_ADDRESS)
-    welcome = sink.wait_for(long_address, "Welcome to pbm, carol")
-    assert "Your account carol is ready." in body_of(welcome)
+    ask = sink.wait_for(long_address, "pbm - confirm your account carol")
+    assert "signed up for the account carol with this address" in " ".join(body_of(ask).split())
     # Nothing went to the sender's own address: the email of the command was used.
     server.send(DAVE, "help")
     sink.wait_for(DAVE, "pbm - help")
@@ -636,6 +635,7 @@ def test_error_replies_are_limited(tmp_path: Path, initialized: Path, sink: Sink
         sink.wait_for(ALICE, "pbm - help")
         to_alice = [s for to, s in outbox(srv) if to == ALICE]
         assert to_alice == [
+            "pbm - confirm your account alice",
             "Welcome to pbm, alice",
             "Accasta Board 90 - error",
             "Accasta Board 91 - error",
@@ -654,8 +654,7 @@ def test_error_replies_are_limited(tmp_path: Path, initialized: Path, sink: Sink
 
 def test_signup_password_and_address(server: PbmServer, sink: Sink) -> None:
     new_address = "alice@new.example.org"
-    server.send(ALICE, "signup alice pw-a")
-    welcome = sink.wait_for(ALICE, "Welcome to pbm, alice")
+    welcome = sign_up(server, sink, "alice", ALICE, "pw-a")
     assert "Your account alice is ready." in body_of(welcome)
     signup(server, sink, "bob", BOB, "pw-b")
     server.send(ALICE, "password alice pw-a pw-new")
@@ -762,6 +761,7 @@ def test_chat_subscribe_and_unsubscribe(server: PbmServer, sink: Sink) -> None:
     moved(sink, board, "alice")
     to_carol = [s for to, s in outbox(server) if to == CAROL]
     assert to_carol == [
+        "pbm - confirm your account carol",
         "Welcome to pbm, carol",
         f"Accasta Board {board} - alice to move",
         f"Accasta Board {board} - chat from alice",
