@@ -6,14 +6,18 @@ Every rule runs on a SQLite file and on PostgreSQL; time is an argument
 
 from __future__ import annotations
 
+import os
 import secrets
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from click.testing import CliRunner, Result
 from conftest import T0
 
+from pbm.cli import main
 from pbm.store.engine import Database
 from pbm.store.prune import KEEP_COUNTERS, REMEMBER_MESSAGE_IDS, Pruned, compact, prune
 from pbm.store.tables import (
@@ -247,3 +251,70 @@ def test_erased_mail_leaves_no_byte_in_the_sqlite_files(tmp_path: Path, size: in
 
 def test_compact_does_nothing_on_postgresql(postgres_db: Database) -> None:
     assert compact(postgres_db)
+
+
+# ---------------------------------------------------------------- pbm prune
+
+
+@pytest.fixture
+def cli(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Result]:
+    for name in list(os.environ):
+        if name.startswith("PBM_"):
+            monkeypatch.delenv(name)
+    cfg = tmp_path / "pbm.toml"
+
+    def invoke(*args: str, keep: int | None = None, ok: bool = True) -> Result:
+        server = "" if keep is None else f"[server]\nkeep_raw_days = {keep}\n"
+        cfg.write_text(f'[database]\nurl = "{db_url}"\n[mail]\nsecret = "s"\n{server}')
+        result = CliRunner().invoke(main, ["--config", str(cfg), *args])
+        if ok:
+            assert result.exit_code == 0, (result.output, result.exception)
+        return result
+
+    return invoke
+
+
+def test_pbm_prune_says_what_it_erased(db: Database, cli: Callable[..., Result]) -> None:
+    for days in (9, 10, 30):
+        add_inbox(db, "done", NOW - timedelta(days=days))
+    add_inbox(db, "new", None)
+    add_outbox(db, "sent", NOW - timedelta(days=8), NOW - timedelta(days=8))
+    with db.transaction() as s:
+        s.execute(sa.insert(SEEN).values(message_id="<m@x>", processed_at=T0 - timedelta(days=1)))
+    at = NOW.isoformat()
+    assert cli("prune", "--now", at).output == (
+        "erased 3 raw mails, 1 sent reply body, 1 Message-ID, "
+        "0 password failures, 0 answer counts\n"
+    )
+    assert cli("prune", "--now", at).output == (
+        "erased 0 raw mails, 0 sent reply bodies, 0 Message-IDs, "
+        "0 password failures, 0 answer counts\n"
+    )
+    assert all(raw == b"" for raw in list(raws(db).values())[:3])
+
+
+def test_pbm_prune_takes_keep_raw_days_from_the_config(
+    db: Database, cli: Callable[..., Result]
+) -> None:
+    one_day = add_inbox(db, "done", NOW - timedelta(days=1))
+    week = add_inbox(db, "done", NOW - timedelta(days=6))
+    assert cli("prune", "--now", "2025-03-31T12:00").output.startswith("erased 0 raw mails,")
+    assert cli("prune", "--now", "2025-03-31T12:00", keep=3).output.startswith("erased 1 raw mail,")
+    assert raws(db) == {one_day: MAIL, week: b""}
+    assert cli("prune", "--now", "2025-03-31T12:00", keep=0).output.startswith("erased 1 raw mail,")
+    assert raws(db) == {one_day: b"", week: b""}
+
+
+def test_pbm_prune_refuses_a_bad_time(cli: Callable[..., Result]) -> None:
+    bad = cli("prune", "--now", "next week", ok=False)
+    assert bad.exit_code == 2 and "ISO 8601" in bad.output
+
+
+def test_pbm_prune_without_a_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith("PBM_"):
+            monkeypatch.delenv(name)
+    cfg = tmp_path / "pbm.toml"
+    cfg.write_text('[mail]\nsecret = "s"\n')
+    result = CliRunner().invoke(main, ["--config", str(cfg), "prune"])
+    assert result.exit_code == 1 and "run `pbm init` first" in result.output
