@@ -6,9 +6,11 @@ Every rule runs on a SQLite file and on PostgreSQL; time is an argument
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -18,6 +20,8 @@ from click.testing import CliRunner, Result
 from conftest import T0
 
 from pbm.cli import main
+from pbm.config import Config, ServerConfig
+from pbm.runners import timers
 from pbm.store.engine import Database
 from pbm.store.prune import KEEP_COUNTERS, REMEMBER_MESSAGE_IDS, Pruned, compact, prune
 from pbm.store.tables import (
@@ -318,3 +322,63 @@ def test_pbm_prune_without_a_database(tmp_path: Path, monkeypatch: pytest.Monkey
     cfg.write_text('[mail]\nsecret = "s"\n')
     result = CliRunner().invoke(main, ["--config", str(cfg), "prune"])
     assert result.exit_code == 1 and "run `pbm init` first" in result.output
+
+
+# ---------------------------------------------------------------- pbm serve's daily prune
+
+
+def counting(monkeypatch: pytest.MonkeyPatch, fail_first: bool = False) -> list[datetime]:
+    """Make ``timers.prune`` note its calls (and fail the first one); the times it was given."""
+    calls: list[datetime] = []
+    real = timers.prune
+
+    def counted(db: Database, config: Config, now: datetime) -> Pruned:
+        calls.append(now)
+        if fail_first and len(calls) == 1:
+            raise sa.exc.OperationalError("UPDATE inbox", {}, Exception("disk I/O error"))
+        return real(db, config, now)
+
+    monkeypatch.setattr(timers, "prune", counted)
+    return calls
+
+
+def serve_prune_until(db: Database, config: Config, done: Callable[[], bool]) -> None:
+    """Run ``run_prune`` until ``done()``; it must still be running then."""
+
+    async def scenario() -> None:
+        stop = asyncio.Event()
+        task = asyncio.create_task(timers.run_prune(db, config, stop))
+        for _ in range(2000):  # prunes run in a thread: look until they did, at most 10 s
+            if done():
+                break
+            await asyncio.sleep(0.005)
+        assert done() and not task.done()
+        stop.set()
+        await asyncio.wait_for(task, 5)
+
+    asyncio.run(scenario())
+
+
+def test_the_server_prunes_at_start_and_then_every_day(
+    db: Database, config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert timers.PRUNE_EVERY_SECONDS == 24 * 60 * 60
+    old = add_inbox(db, "done", T0)  # real time: T0 is long past
+    config = replace(config, server=ServerConfig(keep_raw_days=7))
+    calls = counting(monkeypatch)
+    serve_prune_until(db, config, lambda: len(calls) == 1)
+    assert raws(db) == {old: b""}
+    # A day later (the day made 0 here) it prunes again.
+    monkeypatch.setattr(timers, "PRUNE_EVERY_SECONDS", 0)
+    serve_prune_until(db, config, lambda: len(calls) >= 3)
+
+
+def test_the_daily_prune_tries_again_after_database_trouble(
+    db: Database, config: Config, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    old = add_inbox(db, "done", T0)
+    calls = counting(monkeypatch, fail_first=True)
+    monkeypatch.setattr(timers, "PRUNE_RETRY_SECONDS", 0)  # an hour, made 0 here
+    serve_prune_until(db, config, lambda: raws(db)[old] == b"")
+    assert len(calls) == 2
+    assert "prune: database trouble; trying again in an hour" in caplog.text
