@@ -19,7 +19,7 @@ from pbm.config import Config
 from pbm.mail.transports import transport_from_config
 from pbm.runners.listener import InboxHandler, smtp_factory
 from pbm.runners.sender import SEND_CONCURRENCY, OutboxSender
-from pbm.runners.timers import run_timers
+from pbm.runners.timers import run_prune, run_timers
 from pbm.runners.worker import Batch, InboxWorker, WorkerProcesses
 from pbm.store import outbox
 from pbm.store.engine import Database
@@ -129,6 +129,7 @@ class Server:
             asyncio.create_task(
                 run_timers(self.db, self.config, self.stopping, self.outbox_wake), name="timers"
             ),
+            asyncio.create_task(run_prune(self.db, self.config, self.stopping), name="prune"),
         ]
 
         def written(batch: Batch) -> None:

@@ -1,4 +1,5 @@
-"""The timers: reminders and forfeits, every ``server.tick_seconds`` (or ``pbm tick`` once)."""
+"""The timers: reminders and forfeits every ``server.tick_seconds`` (or ``pbm tick`` once),
+and pruning what is no longer needed once a day (or ``pbm prune`` once)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import logging
 from datetime import datetime
 
 from pbm.config import Config
+from pbm.store import prune as store_prune
 from pbm.store.engine import Database
 from pbm.usecases import unit
 from pbm.usecases.refusals import Refused
@@ -16,6 +18,9 @@ from pbm.usecases.timers import RunClock, boards_due
 from pbm.usecases.world import World
 
 log = logging.getLogger("pbm.timers")
+
+PRUNE_EVERY_SECONDS = 24 * 60 * 60
+PRUNE_RETRY_SECONDS = 60 * 60  # after database trouble
 
 
 def tick(db: Database, config: Config, now: datetime) -> int:
@@ -52,3 +57,28 @@ async def run_timers(
             log.exception("timers: database trouble; trying again next time")
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), config.server.tick_seconds)
+
+
+def prune(db: Database, config: Config, now: datetime) -> store_prune.Pruned:
+    """Erase what is no longer needed (``pbm.store.prune``), then ``compact``; what went.
+
+    Blocking (run it in a thread from an event loop).
+    """
+    with db.transaction() as session:
+        pruned = store_prune.prune(session, now, config.server.keep_raw_days)
+    store_prune.compact(db)
+    return pruned
+
+
+async def run_prune(db: Database, config: Config, stop: asyncio.Event) -> None:
+    """``prune`` at start-up and then every 24 hours until ``stop``."""
+    while not stop.is_set():
+        wait = PRUNE_EVERY_SECONDS
+        try:
+            pruned = await asyncio.to_thread(prune, db, config, utc_now())
+            log.info("pruned: %s", ", ".join(f"{k} {v}" for k, v in pruned._asdict().items()))
+        except Exception:
+            log.exception("prune: database trouble; trying again in an hour")
+            wait = PRUNE_RETRY_SECONDS
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), wait)
