@@ -97,7 +97,7 @@ def parse_token_address(address: str, server_address: str) -> TokenAddress | Non
     None when ``address`` is not of the form ``LOCAL+KEY.UID.TOKEN@DOMAIN`` for
     the server's own local part and domain (case-insensitive).
     """
-    local, domain = _ours(address, server_address)
+    local = _ours(address, server_address)
     m = _TOKEN_LOCAL.match(local) if local is not None else None
     if m is None:
         return None
@@ -115,7 +115,7 @@ def bounce_address(server_address: str, secret: str, outbox_id: int) -> str:
 
 def parse_bounce_address(address: str, server_address: str, secret: str) -> int | None:
     """The outbox row a bounce address names, if its token is ours."""
-    local, _ = _ours(address, server_address)
+    local = _ours(address, server_address)
     m = _BOUNCE_LOCAL.match(local) if local is not None else None
     if m is None or not secret:
         return None
@@ -123,16 +123,14 @@ def parse_bounce_address(address: str, server_address: str, secret: str) -> int 
     return row if hmac.compare_digest(_mac(secret, f"bounce.{row}"), m.group("token")) else None
 
 
-def _ours(address: str, server_address: str) -> tuple[str | None, str]:
+def _ours(address: str, server_address: str) -> str | None:
     """The local part of ``address`` (lower case) if it is in our domain under our base."""
     local, _, domain = address.strip().strip("<>").rpartition("@")
     s_local, _, s_domain = server_address.rpartition("@")
-    if domain.lower() != s_domain.lower():
-        return None, domain
     local = local.lower()
-    if local.partition("+")[0] != s_local.lower():
-        return None, domain
-    return local, domain
+    if domain.lower() != s_domain.lower() or local.partition("+")[0] != s_local.lower():
+        return None
+    return local
 
 
 def accepts(address: str, server_address: str) -> bool:
@@ -140,7 +138,7 @@ def accepts(address: str, server_address: str) -> bool:
     addr = address.strip().strip("<>")
     if addr.lower() == server_address.lower():
         return True
-    local, _ = _ours(addr, server_address)
+    local = _ours(addr, server_address)
     if local is None:
         return False
     return bool(_TOKEN_LOCAL.match(local) or _BOUNCE_LOCAL.match(local))

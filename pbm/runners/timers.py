@@ -12,6 +12,7 @@ from pbm.config import Config
 from pbm.store import prune as store_prune
 from pbm.store.engine import Database
 from pbm.usecases import unit
+from pbm.usecases.accounts import expire_signups
 from pbm.usecases.refusals import Refused
 from pbm.usecases.site import Site, utc_now
 from pbm.usecases.timers import RunClock, boards_due
@@ -66,6 +67,9 @@ def prune(db: Database, config: Config, now: datetime) -> store_prune.Pruned:
     """
     with db.transaction() as session:
         pruned = store_prune.prune(session, now, config.server.keep_raw_days)
+        expired = expire_signups(session, now)
+    if expired:
+        log.info("forgot %d unconfirmed signup(s)", expired)
     store_prune.compact(db)
     return pruned
 

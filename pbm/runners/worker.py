@@ -37,8 +37,8 @@ from pbm.store import inbox, outbox
 from pbm.store.engine import Database
 from pbm.usecases import unit
 from pbm.usecases.queries import game_of
-from pbm.usecases.world import load_accounts
 from pbm.usecases.site import Site, utc_now
+from pbm.usecases.world import load_accounts
 
 log = logging.getLogger("pbm.worker")
 
@@ -142,7 +142,8 @@ class InboxWorker:
             for mail, ds in done:
                 mine_out, outcomes = outcomes[: len(ds)], outcomes[len(ds) :]
                 finished.append(_finished(mail, mine_out)._replace(processed_by=self.worker_id))
-            inbox.finish(session, finished, self.clock())
+            erase = self.config.server.keep_raw_days == 0  # passwords kept no longer than needed
+            inbox.finish(session, finished, self.clock(), erase=erase)
             handed: list[outbox.ClaimedMail] = []
             if self.hand_over_replies:
                 handed = outbox.claim_written(

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+from sqlmodel import Session
 
 from pbm import games
 from pbm.replies import Reply
@@ -20,7 +24,7 @@ from pbm.usecases.moves import acting
 from pbm.usecases.refusals import BadRequest, UserExists, WrongPassword
 from pbm.usecases.text import note
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import Account, World
+from pbm.usecases.world import PLAYERS, Account, World
 
 USERID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,19}$")
 # One mailbox, no spaces, no control characters (it goes into To headers).
@@ -168,3 +172,11 @@ class ChangeAddress:
         if old.lower() != self.email.lower():
             replies.append(note(old, "pbm - address changed", text))
         return Decision(replies, (AccountChange(me.account, after),))
+
+
+def expire_signups(session: Session, now: datetime) -> int:
+    """Forget the accounts whose signup was not confirmed within ``PENDING_DAYS``."""
+    stmt = sa.delete(PLAYERS).where(
+        PLAYERS.c.status == "pending", PLAYERS.c.created_at < now - timedelta(days=PENDING_DAYS)
+    )
+    return int(session.execute(stmt).rowcount)  # type: ignore[attr-defined]
