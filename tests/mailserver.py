@@ -309,3 +309,18 @@ def sign_up(server: PbmServer, sink: Sink, uid: str, addr: str, pw: str) -> Emai
     ask = sink.wait_for(addr, f"confirm your account {uid}")
     server.send(addr, f"Re: {ask['Subject']}", "Yes, that was me.\n", to=reply_to(ask))
     return sink.wait_for(addr, f"Welcome to pbm, {uid}")
+
+
+def challenge_accepted(
+    server: PbmServer, sink: Sink, challenger: str, command: str, opponent: str
+) -> EmailMessage:
+    """Mail ``command`` (a challenge) from ``challenger`` and accept it from ``opponent``
+    by replying to the challenge, as a mail client does.
+
+    Returns the first board mail ``challenger`` gets (the board has started).
+    """
+    server.send(challenger, command)
+    sink.wait_for(challenger, re.compile(r"Board \d+ - challenge sent"))
+    ask = sink.wait_for(opponent, re.compile(r"Board \d+ - challenge from"))
+    server.send(opponent, f"Re: {ask['Subject']}", "accept\n", to=reply_to(ask))
+    return sink.wait_for(challenger, re.compile(r"Board \d+ - \w+ to move"))

@@ -21,6 +21,7 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
 
+import mailserver
 import pytest
 from mailserver import SERVER_ADDRESS, PbmServer, Sink, board_number, body_of, reply_to, sign_up
 
@@ -72,8 +73,7 @@ def start_board(server: PbmServer, sink: Sink) -> tuple[int, EmailMessage, Email
     """alice and bob sign up, alice challenges bob: the board and both board mails."""
     signup(server, sink, "alice", ALICE, "pw-a")
     signup(server, sink, "bob", BOB, "pw-b")
-    server.send(ALICE, "accasta challenge alice bob")
-    mail_a = sink.wait_for(ALICE, "alice to move")
+    mail_a = mailserver.challenge_accepted(server, sink, ALICE, "accasta challenge alice bob", BOB)
     mail_b = sink.wait_for(BOB, "alice to move")
     assert board_number(mail_a) == board_number(mail_b)
     return board_number(mail_a), mail_a, mail_b
@@ -671,8 +671,7 @@ def test_signup_password_and_address(server: PbmServer, sink: Sink) -> None:
     # Boards are started and mailed from and to the new address only.
     server.send(ALICE, "accasta challenge alice bob")
     assert "send the challenge from your registered address" in error_text(sink, ALICE)
-    server.send(new_address, "accasta challenge alice bob")
-    sink.wait_for(new_address, "alice to move")
+    mailserver.challenge_accepted(server, sink, new_address, "accasta challenge alice bob", BOB)
     sink.wait_for(BOB, "alice to move")
     assert sink.drain() == []
 
@@ -686,7 +685,9 @@ def test_help_games_and_pari_challenge(server: PbmServer, sink: Sink) -> None:
     assert "THE BOARD AND THE START" in rules
     board1, _, _ = start_board(server, sink)
     signup(server, sink, "carol", CAROL, "pw-c")
-    server.send(BOB, "accasta challenge bob carol --variant=pari")
+    mailserver.challenge_accepted(
+        server, sink, BOB, "accasta challenge bob carol --variant=pari", CAROL
+    )
     pari = sink.wait_for(CAROL, "bob to move")
     sink.wait_for(BOB, "bob to move")
     board2 = board_number(pari)
@@ -815,8 +816,9 @@ def test_cancel(server: PbmServer, sink: Sink) -> None:
     server.send(ALICE, f"accasta move {board1} alice pw-a {FIRST}")
     assert f"Board {board1} is cancelled" in error_text(sink, ALICE)
     # After a move both must agree.
-    server.send(ALICE, "accasta challenge alice bob")
-    board2 = board_number(sink.wait_for(ALICE, "alice to move"))
+    board2 = board_number(
+        mailserver.challenge_accepted(server, sink, ALICE, "accasta challenge alice bob", BOB)
+    )
     sink.wait_for(BOB, status(board2, "alice to move"))
     server.send(ALICE, f"accasta move {board2} alice pw-a {FIRST}#1")
     moved(sink, board2, "bob")

@@ -15,7 +15,16 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from conftest import _truncate
-from mailserver import SERVER_ADDRESS, PbmServer, Sink, alive, board_number, sign_up, until
+from mailserver import (
+    SERVER_ADDRESS,
+    PbmServer,
+    Sink,
+    alive,
+    board_number,
+    challenge_accepted,
+    sign_up,
+    until,
+)
 
 from pbm.games import get as get_game
 from pbm.runners.worker import sender_share
@@ -42,8 +51,13 @@ def query(url: str, sql: str) -> list[tuple[object, ...]]:
 def new_board(srv: PbmServer, sink: Sink, white: str = "alice", black: str = "bob") -> int:
     sign_up(srv, sink, white, f"{white}@example.org", f"pw-{white}")
     sign_up(srv, sink, black, f"{black}@example.org", f"pw-{black}")
-    srv.send(f"{white}@example.org", f"accasta challenge {white} {black}")
-    mail = sink.wait_for(f"{white}@example.org", f"{white} to move")
+    mail = challenge_accepted(
+        srv,
+        sink,
+        f"{white}@example.org",
+        f"accasta challenge {white} {black}",
+        f"{black}@example.org",
+    )
     sink.wait_for(f"{black}@example.org", f"{white} to move")
     return board_number(mail)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Clock
+from conftest import Clock, accepted
 from sqlmodel import col, select
 
 import pbm.games
@@ -48,7 +48,7 @@ from pbm.usecases.auth import ByReply, Password, PasswordCheck, Who, hash_passwo
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move as MoveAction
 from pbm.usecases.moves import Resign
-from pbm.usecases.proposals import Undo
+from pbm.usecases.proposals import Accept, Undo
 from pbm.usecases.queue import Queue
 from pbm.usecases.reading import Show
 from pbm.usecases.refusals import (
@@ -79,8 +79,7 @@ OPENING = ACCASTA.new().legal_moves()[0]
 @pytest.fixture
 def board(site: Site) -> int:
     """alice (White) against bob; carol follows the board."""
-    b = unit.run(site, Challenge("accasta", "alice", "bob", sender=ALICE))[0].board
-    assert b is not None
+    b = unit.run(site, Challenge("accasta", "alice", "bob", admin=True))[0].board or 0
     unit.run(site, Subscribe(b), Who("carol", PW))
     return b
 
@@ -297,31 +296,25 @@ def test_the_second_of_two_moves_by_one_player_in_a_batch_is_refused(
 def test_a_refusal_on_the_snapshot_is_decided_again_after_an_earlier_command(
     db: Database, site: Site
 ) -> None:
-    """``signup dave`` then ``accasta challenge dave bob`` in one mail: the board is made."""
+    """alice's challenge, then bob's ``accept 1`` in the same batch: the board starts."""
 
     def answer(error: Refused) -> list[Reply]:
-        return [error_reply("dave@example.org", error.message, "accasta challenge", None)]
+        return [error_reply(BOB, error.message, "accasta accept", 1)]
 
     decided = on_snapshot(
         site,
         [
-            request(Signup("dave", "pw", "dave@example.org"), answer=answer),
-            request(
-                Challenge("accasta", "dave", "bob", sender="dave@example.org"),
-                sender="dave@example.org",
-                answer=answer,
-            ),
+            request(Challenge("accasta", "alice", "bob", sender=ALICE), sender=ALICE),
+            request(Accept(1), "bob", sender=BOB, answer=answer),
         ],
     )
-    assert isinstance(decided[1].decision, UnknownPlayer)  # no dave on the snapshot
-    signed, challenged = write(site, decided)
-    assert signed.refused is None and challenged.refused is None
-    assert not any(r.is_error for r in challenged.replies)
-    number = challenged.replies[0].board
-    assert number is not None
-    g = game(db, number)
-    assert (g.white, g.black, g.status) == ("dave", "bob", "active")
-    assert {r.to for r in challenged.replies} == {"dave@example.org", BOB}
+    assert isinstance(decided[1].decision, UnknownBoard)  # no board 1 on the snapshot
+    challenged, accepting = write(site, decided)
+    assert challenged.refused is None and accepting.refused is None
+    assert not any(r.is_error for r in accepting.replies)
+    g = game(db, 1)
+    assert (g.white, g.black, g.status) == ("alice", "bob", "active")
+    assert {r.to for r in accepting.replies} == {ALICE, BOB}
 
 
 def test_a_request_after_a_move_of_the_same_batch_sees_the_move(
@@ -516,8 +509,7 @@ def test_a_game_decided_on_snapshots_writes_what_a_game_run_one_by_one_writes(
     plain = Site(other, config, clock)
     for uid in ("alice", "bob", "carol"):
         unit.run(plain, Signup(uid, "pw", f"{uid}@example.org", confirmed=True))
-    first = unit.run(plain, Challenge("accasta", "alice", "bob", sender=ALICE))
-    assert first[0].board == board
+    assert unit.run(plain, Challenge("accasta", "alice", "bob", admin=True))[0].board == board
     unit.run(plain, Subscribe(board), Who("carol", PW))
     assert dump(db) == dump(other)
 

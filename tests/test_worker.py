@@ -13,7 +13,7 @@ from email.policy import SMTP
 
 import pytest
 import sqlalchemy as sa
-from conftest import Clock
+from conftest import Clock, accepted
 from sqlmodel import col, select
 
 import pbm.games
@@ -23,7 +23,6 @@ from pbm.runners.worker import InboxWorker
 from pbm.store import inbox as inbox_store
 from pbm.store.engine import Database
 from pbm.store.tables import InboxMessage, Move, OutboxMessage
-from pbm.usecases import unit
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.site import Site
 
@@ -34,9 +33,7 @@ BOB = "bob@example.org"
 
 @pytest.fixture
 def board(site: Site) -> int:
-    b = unit.run(site, Challenge("accasta", "alice", "bob", sender=ALICE))[0].board
-    assert b is not None
-    return b
+    return accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
 
 
 @pytest.fixture(autouse=True)

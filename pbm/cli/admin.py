@@ -155,7 +155,7 @@ def game_create(
 @game.command("list")
 @click.option(
     "--status",
-    type=click.Choice(["active", "finished", "cancelled", "all"]),
+    type=click.Choice(["waiting", "active", "finished", "cancelled", "all"]),
     default="active",
     show_default=True,
 )

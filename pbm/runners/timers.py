@@ -13,6 +13,7 @@ from pbm.store import prune as store_prune
 from pbm.store.engine import Database
 from pbm.usecases import unit
 from pbm.usecases.accounts import expire_signups
+from pbm.usecases.challenges import ExpireChallenge, lapsed_challenges
 from pbm.usecases.refusals import Refused
 from pbm.usecases.site import Site, utc_now
 from pbm.usecases.timers import RunClock, boards_due
@@ -25,7 +26,8 @@ PRUNE_RETRY_SECONDS = 60 * 60  # after database trouble
 
 
 def tick(db: Database, config: Config, now: datetime) -> int:
-    """Send due reminders and forfeit boards out of time; the number of boards acted on.
+    """Send due reminders, forfeit boards out of time and let unanswered challenges
+    lapse; the number of boards acted on.
 
     Blocking (run it in a thread from an event loop). Each board is decided
     afresh in a transaction of its own, so a move that arrives meanwhile
@@ -35,11 +37,13 @@ def tick(db: Database, config: Config, now: datetime) -> int:
     """
     site = Site(db, config, lambda: now, lambda: min(now, utc_now()))
     with db.read() as session:
-        due = boards_due(World(session, config, now))
+        due: list[unit.Action] = [RunClock(b) for b in boards_due(World(session, config, now))]
+        due += [ExpireChallenge(b) for b in lapsed_challenges(session, now)]
     acted = 0
-    for board in due:
+    for action in due:
+        board = action.board
         try:
-            if unit.run(site, RunClock(board)):
+            if unit.run(site, action):
                 acted += 1
         except Refused as exc:  # the board changed under us: the next tick sees it
             log.info("clock of board %d not run: %s", board, exc.message)

@@ -59,7 +59,7 @@ class BoardView:
     options: Mapping[str, str]
     white: str
     black: str
-    status: str  # active | finished | cancelled
+    status: str  # waiting | active | finished | cancelled
     result: str | None
     termination: str | None
     state: GameState
@@ -75,6 +75,7 @@ class BoardView:
     forfeit_at: datetime | None = None
     clock_notes: Sequence[str] = field(default_factory=tuple)  # vacations, site pause
     rating_changes: Sequence[RatingChange] = field(default_factory=tuple)
+    waiting_for: str | None = None  # a challenge: the player who has yet to accept
 
     @property
     def players(self) -> tuple[str, str]:
@@ -98,6 +99,8 @@ def subject_status(view: BoardView) -> str:
     """``bob to move``, ``white wins``, ``cancelled``."""
     if view.status == "cancelled":
         return "cancelled"
+    if view.status == "waiting":
+        return f"waiting for {view.waiting_for} to accept"
     winner = view.winner
     if view.drawn:
         return "draw"
@@ -167,6 +170,8 @@ def _last_move(view: BoardView) -> list[str]:
 def _state_lines(view: BoardView) -> list[str]:
     if view.status == "cancelled":
         return ["This board was cancelled."]
+    if view.status == "waiting":
+        return wrap(f"The challenge waits for {view.waiting_for} to accept it.")
     winner = view.winner
     how = f" ({view.termination})" if view.termination else ""
     if view.drawn:
@@ -195,6 +200,17 @@ def _rating_lines(view: BoardView) -> list[str]:
 
 def _how_to_reply(view: BoardView, recipient: str | None) -> list[str]:
     g, b = view.game, view.board
+    if view.status == "waiting":
+        me = (
+            view.waiting_for
+            if recipient and recipient.lower() == (view.waiting_for or "").lower()
+            else None
+        )
+        if me is not None:
+            return wrap("To play, reply to this mail with accept; to refuse, reply with decline.")
+        return wrap(
+            f"Waiting for {view.waiting_for} to accept; to take the challenge back, reply with cancel."
+        )
     if view.status != "active":
         return wrap(f"History: {g} history {b}. Show the board: {g} show {b}.")
     me = None
@@ -346,6 +362,7 @@ def board_view(board: Board, now: datetime) -> BoardView:
         forfeit_at=forfeit_at,
         clock_notes=notes,
         rating_changes=changes,
+        waiting_for=board.name(board.challenged) if board.challenged else None,
     )
 
 
@@ -381,7 +398,7 @@ def board_mails(board: Board, now: datetime, headline: str = "") -> list[Reply]:
             subject=subject,
             body=body,
             board=board.number,
-            reply_as=uid if seat is not None and board.status == "active" else None,
+            reply_as=uid if seat is not None and board.status in ("active", "waiting") else None,
             counted=False,
         )
         for (uid, address), seat, (subject, body) in zip(readers, seats, mails, strict=True)

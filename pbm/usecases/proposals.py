@@ -79,9 +79,11 @@ class Cancel:
     def decide(self, world: World, actor: Actor | None) -> Decision:
         me = acting(actor)
         board = world.board(self.board)
-        seat = seat_in_play(board, me)
+        seat = seat_in_play(board, me, waiting=True)
         opp = board.people[board.player_at(1 - seat)]
         now = world.now
+        if board.status == "waiting" and board.challenger != me.userid and not me.is_admin:
+            return _declined(board, me, world)
         if board.ply == 0 or board.cancel_request_by == opp.userid or me.is_admin:
             after = replace(
                 board,
@@ -178,16 +180,45 @@ def _pending(board: Board, me: Actor) -> str:
     raise BadRequest(f"Nobody asked to take back a move on board {board.number}.")
 
 
+def _challenged(board: Board, me: Actor) -> None:
+    """Refused unless ``me`` is the player a waiting board's challenge is for."""
+    if board.challenger == me.userid:
+        raise NotAPlayer("Your opponent answers your challenge, not you.")
+
+
+def _declined(board: Board, me: Actor, world: World) -> Decision:
+    _challenged(board, me)
+    after = replace(board, status="cancelled", ended_at=world.now)
+    challenger = board.people[board.challenger or ""]
+    subject = f"{board.title()} - challenge declined"
+    text = f"{me.display} declined {challenger.display}'s challenge; board {board.number} is off."
+    replies = [
+        note(challenger.email, subject, text, board.number, counted=False),
+        note(me.account.email, subject, text, board.number, counted=False),
+    ]
+    return Decision(replies, (BoardChange(board, after),))
+
+
 @dataclass(frozen=True)
 class Accept:
-    """Agree to what the opponent asked: the undo (his move is taken back) or the draw."""
+    """Agree to what the opponent asked: his challenge (the board starts), the undo (his
+    move is taken back) or the draw."""
 
     board: int
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
         me = acting(actor)
         board = world.board(self.board)
-        seat_in_play(board, me)
+        seat_in_play(board, me, waiting=True)
+        if board.status == "waiting":
+            _challenged(board, me)
+            after = replace(board, status="active", clock_since=world.now)
+            challenger = board.name(board.challenger or "")
+            headline = (
+                f"{me.display} accepted {challenger}'s challenge: board {board.number} starts."
+            )
+            replies = board_mails(after, world.now, headline)
+            return Decision(replies, (BoardChange(board, after),))
         if _pending(board, me) == "draw":
             return _agreed(board, me, world)
         requester = board.name(board.undo_request_by or "")
@@ -215,14 +246,17 @@ class Accept:
 
 @dataclass(frozen=True)
 class Reject:
-    """Refuse what the opponent asked: the move stands, or the game goes on."""
+    """Refuse what the opponent asked: his challenge (the board is off), or the undo (the
+    move stands) or the draw (the game goes on)."""
 
     board: int
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
         me = acting(actor)
         board = world.board(self.board)
-        seat_in_play(board, me)
+        seat_in_play(board, me, waiting=True)
+        if board.status == "waiting":
+            return _declined(board, me, world)
         if _pending(board, me) == "draw":
             asker = board.people[board.draw_offer_by or ""]
             after = replace(board, draw_offer_by=None)

@@ -173,7 +173,7 @@ class Standing:
 class Board:
     """One board and everything around it, as values.
 
-    The fields up to ``draw_offer_by`` are the ``games`` row (``number`` is its
+    The fields up to ``challenger`` are the ``games`` row (``number`` is its
     ``board`` column, the others have their column's name); ``version`` is
     bumped by every change (the compare-and-set of ``pbm.usecases.changes``)
     and is never set by a decision.
@@ -185,7 +185,7 @@ class Board:
     options: Mapping[str, str]
     white: str
     black: str
-    status: str  # active | finished | cancelled
+    status: str  # waiting (a challenge) | active | finished | cancelled
     result: str | None
     termination: str | None
     position: str
@@ -206,6 +206,7 @@ class Board:
     black_rating_before: int | None
     black_rating_after: int | None
     draw_offer_by: str | None
+    challenger: str | None
     # Loaded with it:
     moves: tuple[PlayedMove, ...] = ()
     followers: tuple[Follower, ...] = ()
@@ -238,6 +239,13 @@ class Board:
 
     def player_at(self, seat: int) -> str:
         return self.players[seat]
+
+    @property
+    def challenged(self) -> str | None:
+        """While the board waits: the player who has yet to accept the challenge."""
+        if self.status != "waiting" or self.challenger is None:
+            return None
+        return self.black if self.challenger == self.white else self.white
 
     def name(self, userid: str) -> str:
         """How a player is named in mail: as he signed up."""

@@ -8,6 +8,8 @@
 - ``password_failures``: one row per wrong password, kept for the lockout time.
 - ``answer_counts``: automatic mails per address and hour (the answer limit
   reads this small table, not the outbox).
+- ``games.challenger``: who challenged; such a board ``waiting`` until the
+  other accepts.
 - ``vacations.kind``: ``vacation``, or ``bounce`` for the time a player's
   address bounced (his clocks stand still then too).
 - ``outbox.reply_to`` goes: the Reply-To is made when a message is built;
@@ -55,6 +57,7 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("vacations") as batch:
         batch.add_column(sa.Column("kind", sa.String(), nullable=False, server_default="vacation"))
+    op.add_column("games", sa.Column("challenger", sa.String(), nullable=True))
     with op.batch_alter_table("outbox") as batch:
         batch.drop_column("reply_to")
         batch.add_column(sa.Column("reply_key", sa.String(), nullable=True))
@@ -68,6 +71,8 @@ def downgrade() -> None:
     with op.batch_alter_table("outbox") as batch:
         batch.drop_column("reply_key")
         batch.add_column(sa.Column("reply_to", sa.String(), nullable=True))
+    with op.batch_alter_table("games") as batch:
+        batch.drop_column("challenger")
     with op.batch_alter_table("vacations") as batch:
         batch.drop_column("kind")
     op.drop_table("answer_counts")
