@@ -171,7 +171,7 @@ def game_list(ctx: click.Context, status: str, userid: str | None, game_name: st
                 b.game,
                 b.variant,
                 f"{b.white}-{b.black}",
-                b.to_move or f"{b.status} {b.result or ''}".strip(),
+                _to_move(b),
                 b.ply,
                 f"{b.last_move_at:%Y-%m-%d %H:%M}" if b.last_move_at else "-",
             )
@@ -180,6 +180,12 @@ def game_list(ctx: click.Context, status: str, userid: str | None, game_name: st
         click.echo(
             table(("board", "game", "variant", "players", "to move", "ply", "last move"), rows)
         )
+
+
+def _to_move(b: queries.BoardSummary) -> str:
+    if b.status == "waiting":
+        return f"(challenge to {b.to_move})"
+    return b.to_move or f"{b.status} {b.result or ''}".strip()
 
 
 @game.command("show")

@@ -2,6 +2,7 @@
 
 Each step is a plain function ``step(mail, env)`` that either lets the mail
 go on or settles it (``Mail.settle``): ``parse`` (decode; never fails) ->
+``bounce`` (a delivery report to a return path of ours marks the address) ->
 ``screen`` (robots, bounces, lists and loops get no answer) -> ``dedupe`` (a
 Message-ID already acted on) -> ``find_commands`` (reply, subject or body
 mode; each line parsed once). What a mail asks for ends up as
@@ -20,11 +21,13 @@ from pbm.commands import CommandError, Parsed
 from pbm.commands.grammar import mask
 from pbm.config import Config
 from pbm.mail.addresses import BOARD, TokenAddress
+from pbm.mail.bounces import report_for
 from pbm.mail.inbound import Inbound, read_message
 from pbm.mail.quotes import command_candidates, subject_command_text
 from pbm.replies import Reply
 from pbm.usecases.accounts import Confirm, account_nonce
 from pbm.usecases.auth import Who
+from pbm.usecases.bounces import Bounced
 from pbm.usecases.reading import Answer
 from pbm.usecases.refusals import BadRequest, Refuse, Refused, WrongPassword
 from pbm.usecases.text import wrap
@@ -74,6 +77,21 @@ def parse(mail: Mail, env: Env) -> None:
         rcpt_tos=mail.rcpt,
         server_address=env.config.mail.address,
     )
+
+
+def bounce(mail: Mail, env: Env) -> None:
+    """A delivery report to one of our return paths: a permanent failure marks the
+    address (``usecases.bounces``); nothing is ever answered."""
+    assert mail.inbound is not None
+    mail_cfg = env.config.mail
+    report = report_for(mail.raw, mail.inbound.rcpt, mail_cfg.address, mail_cfg.secret)
+    if report is None:
+        return
+    if not report.permanent:
+        mail.settle("ignored", f"delivery report for outbox {report.outbox_id}: no failure")
+        return
+    mail.requests.append(Request(Bounced(report.outbox_id), message_id=mail.message_id))
+    mail.settle("done", f"bounce of outbox {report.outbox_id}")
 
 
 def screen(mail: Mail, env: Env) -> None:
@@ -156,7 +174,7 @@ def _account_reply(mail: Mail, env: Env, token: TokenAddress) -> bool:
     return True
 
 
-STEPS: tuple[Step, ...] = (parse, screen, dedupe, find_commands)
+STEPS: tuple[Step, ...] = (parse, bounce, screen, dedupe, find_commands)
 
 
 def run_steps(mail: Mail, env: Env) -> Mail:

@@ -201,15 +201,11 @@ def _rating_lines(view: BoardView) -> list[str]:
 def _how_to_reply(view: BoardView, recipient: str | None) -> list[str]:
     g, b = view.game, view.board
     if view.status == "waiting":
-        me = (
-            view.waiting_for
-            if recipient and recipient.lower() == (view.waiting_for or "").lower()
-            else None
-        )
-        if me is not None:
+        if recipient and recipient.lower() == (view.waiting_for or "").lower():
             return wrap("To play, reply to this mail with accept; to refuse, reply with decline.")
         return wrap(
-            f"Waiting for {view.waiting_for} to accept; to take the challenge back, reply with cancel."
+            f"Waiting for {view.waiting_for} to accept; to take the challenge back, "
+            "reply with cancel."
         )
     if view.status != "active":
         return wrap(f"History: {g} history {b}. Show the board: {g} show {b}.")
@@ -315,8 +311,13 @@ def board_view(board: Board, now: datetime) -> BoardView:
             away = [
                 v for v in board.vacations if v.userid == uid and v.starts_at <= now < v.ends_at
             ]
-            if away:
-                name = board.name(uid)
+            name = board.name(uid)
+            if any(v.kind == "bounce" for v in away):
+                notes.append(
+                    f"Mail to {name} bounces since {fmt_time(away[-1].starts_at)}: {name}'s "
+                    f"clock stands still until {name} writes to the server again."
+                )
+            elif away:
                 notes.append(
                     f"{name} is on vacation until {fmt_time(away[-1].ends_at)}: "
                     f"{name}'s clock stands still until then."

@@ -27,7 +27,6 @@ from pbm.usecases.text import fmt_time, note, wrap
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import GAMES, Board, World, rules_of
 
-
 CHALLENGE_DAYS = 14
 
 

@@ -207,11 +207,11 @@ class AccountChange:
         return frozenset({account_key(self.after.userid)})
 
     def save(self, session: Session) -> None:
-        row = _fields(self.after)
+        row = _fields(self.after, without="bouncing")  # not a column: read from its stops
         if self.before is None:
             _execute(session, sa.insert(PLAYERS).values(row))
             return
-        before = _fields(self.before)
+        before = _fields(self.before, without="bouncing")
         changed = {k: v for k, v in row.items() if before[k] != v}
         if not changed:
             return

@@ -92,10 +92,14 @@ class ActiveBoards:
         if self.game is not None:
             rules_of(self.game)
         who = f" of {world.account(self.userid).display}" if self.userid else ""
-        boards = summaries(world.session, "active", self.userid, self.game)
+        boards = summaries(world.session, "open", self.userid, self.game)
         lines = [
             f"Board {b.board:>5}  {b.game} {b.variant:<8}  {b.white} - {b.black}  "
-            f"move {b.ply + 1}, {b.to_move} to move"
+            + (
+                f"move {b.ply + 1}, {b.to_move} to move"
+                if b.status == "active"
+                else f"challenge, waiting for {b.to_move} to accept"
+            )
             for b in boards
         ] or ["No active boards."]
         body = "\n".join(line[:78] for line in lines) + "\n"

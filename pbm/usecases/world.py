@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -51,6 +51,9 @@ RATINGS = table(Rating)
 VACATIONS = table(Vacation)
 FAILURES = table(PasswordFailure)
 PAUSES = table(ClockPause)
+
+# The end of a stop with no end yet (a bounce: until the player writes again).
+OPEN_END = datetime(9999, 1, 1, tzinfo=UTC)
 
 # What a decision read or a change wrote: ("board", 12), ("account", "alice").
 Key = tuple[str, object]
@@ -94,6 +97,7 @@ class Account:
     reset_nonce: str | None = None
     lockout_told_at: datetime | None = None
     lockout_answered_at: datetime | None = None
+    bouncing: bool = False  # mail to his address bounces (``pbm.usecases.bounces``)
 
     @property
     def active(self) -> bool:
@@ -256,6 +260,17 @@ class Board:
         """The game's title and the board's number: ``<Title> Board 12``."""
         return f"{self.rules.title} Board {self.number}"
 
+    def stops(self, userid: str, now: datetime) -> list[tuple[datetime, datetime]]:
+        """The spans ``userid``'s clock stood still on this board up to ``now``: his
+        vacations and bounces (one still open ends at ``now``) and the site's pauses."""
+        stops = [
+            (v.starts_at, now if v.ends_at >= OPEN_END else v.ends_at)
+            for v in self.vacations
+            if v.userid == userid
+        ]
+        stops += [(p.started_at, p.ended_at or now) for p in self.pauses]
+        return stops
+
     @property
     def clock_start(self) -> datetime:
         """When the player to move got the move: his clock runs from here."""
@@ -292,6 +307,13 @@ def load_accounts(session: Session, userids: Iterable[str]) -> dict[str, Account
         PLAYERS.c.reset_nonce,
         PLAYERS.c.lockout_told_at,
         PLAYERS.c.lockout_answered_at,
+        sa.exists()
+        .where(
+            VACATIONS.c.userid == PLAYERS.c.userid,
+            VACATIONS.c.kind == "bounce",
+            VACATIONS.c.ends_at == OPEN_END,
+        )
+        .label("bouncing"),
     ).where(_in(PLAYERS.c.userid, wanted))
     return {row.userid: Account(*row) for row in session.execute(stmt)}
 
