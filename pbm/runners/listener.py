@@ -2,10 +2,11 @@
 
 aiosmtpd speaks the protocol; ``InboxHandler`` decides. It accepts mail only
 for the server's address and its reply-token addresses (RFC 5321 3.6.2: we
-relay nothing), commits each message to the inbox before it answers 250
-(RFC 5321 6.1: from then on the mail is ours), and answers 451 if it cannot,
-so that the sending server keeps it and tries again. The replies it gives
-are in ``pbm.mail.status``.
+relay nothing), at most ``smtp.max_recipients`` of them a mail, commits each
+message to the inbox before it answers 250 (RFC 5321 6.1: from then on the
+mail is ours), and answers 451 if it cannot, so that the sending server keeps
+it and tries again. A client address gets only so many connections and mails
+a minute (``ClientRates``). The replies it gives are in ``pbm.mail.status``.
 """
 
 from __future__ import annotations
@@ -14,14 +15,17 @@ import asyncio
 import logging
 import socket
 import ssl
+import time
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbm.config import Config
 from pbm.mail import status
 from pbm.mail.addresses import accepts
+from pbm.runners.rates import ClientRates, Clock
 from pbm.store import inbox
 from pbm.store.engine import Database
 from pbm.usecases.site import utc_now
@@ -78,7 +82,7 @@ class InboxWriter:
 
 
 class InboxHandler:
-    """The aiosmtpd handler: RCPT policy and DATA into the inbox."""
+    """The aiosmtpd handler: client rates, RCPT policy, and DATA into the inbox."""
 
     def __init__(
         self,
@@ -86,10 +90,38 @@ class InboxHandler:
         config: Config,
         wake: asyncio.Event,
         clock: Callable[[], datetime] = utc_now,
+        rate_clock: Clock = time.monotonic,
     ) -> None:
         self.config = config
         self.wake = wake
         self.writer = InboxWriter(db, clock)
+        self.rates: ClientRates | None = ClientRates(
+            config.smtp.connections_per_minute,
+            config.smtp.messages_per_minute,
+            clock=rate_clock,
+        )
+
+    def admit_connection(self, peer: Any) -> bool:
+        """Whether a new connection from ``peer`` is within its client's rate."""
+        if self.rates is None or self.rates.admit_connection(peer):
+            return True
+        log.info("too many connections from %s: greeted with 421", peer)
+        return False
+
+    async def handle_MAIL(
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        address: str,
+        mail_options: list[str],
+    ) -> str:
+        if self.rates is not None and not self.rates.admit_mail(session.peer):
+            log.info("too many mails from %s: MAIL answered 451", session.peer)
+            return status.TOO_MANY_MAILS
+        envelope.mail_from = address
+        envelope.mail_options.extend(mail_options)
+        return status.OK_SENDER
 
     async def handle_RCPT(
         self,
@@ -102,15 +134,20 @@ class InboxHandler:
         if not accepts(address, self.config.mail.address):
             log.info("refused RCPT %s from %s", address, session.peer)
             return status.NO_SUCH_USER.format(address=address)
+        limit = self.config.smtp.max_recipients
+        if 0 < limit <= len(envelope.rcpt_tos):
+            return status.TOO_MANY_RECIPIENTS
         envelope.rcpt_tos.append(address)
+        envelope.rcpt_options.extend(rcpt_options)
         return status.OK_RCPT
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         raw = envelope.original_content or b""
-        if not envelope.rcpt_tos:
+        rcpts = list(envelope.rcpt_tos)
+        if not rcpts:
             return status.NO_RECIPIENTS
         try:
-            row_id = await self.writer.add(raw, envelope.mail_from or "", list(envelope.rcpt_tos))
+            row_id = await self.writer.add(raw, envelope.mail_from or "", rcpts)
         except Exception:
             log.exception("could not commit a message to the inbox; answered 451")
             return status.TRY_AGAIN
@@ -122,6 +159,37 @@ class InboxHandler:
         # own fault, and never our internals on the wire.
         log.error("SMTP handler error", exc_info=error)
         return status.TRY_AGAIN
+
+
+class RateLimitedSMTP(SMTP):
+    """aiosmtpd's SMTP, whose greeting is a 421 for a client over its connection rate.
+
+    ``connection_made`` is asyncio's public protocol method: a connection over
+    the rate is answered and closed before aiosmtpd starts a session for it.
+    """
+
+    def __init__(self, handler: InboxHandler, **kwargs: Any) -> None:
+        super().__init__(handler, **kwargs)
+        self.inbox_handler = handler
+        self.admitted: bool | None = None  # decided on the first connection_made
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # STARTTLS calls this again for the TLS transport: the client is counted once.
+        if self.admitted is None:
+            self.admitted = self.inbox_handler.admit_connection(
+                transport.get_extra_info("peername")
+            )
+            if not self.admitted:
+                assert isinstance(transport, asyncio.WriteTransport)
+                transport.write(status.TOO_MANY_CONNECTIONS.encode("ascii") + b"\r\n")
+                transport.close()  # after what was written has gone out
+                return
+        super().connection_made(transport)
+
+    def connection_lost(self, error: Exception | None) -> None:
+        if self.admitted is False:
+            return  # no session was begun: nothing of aiosmtpd's to end
+        super().connection_lost(error)
 
 
 def tls_context(config: Config) -> ssl.SSLContext | None:
@@ -139,17 +207,16 @@ def smtp_factory(handler: InboxHandler, config: Config) -> Callable[[], SMTP]:
     """The protocol factory for ``loop.create_server``."""
     ctx = tls_context(config)
     hostname = config.smtp.hostname or socket.getfqdn()
+    options: dict[str, Any] = {
+        "data_size_limit": config.smtp.max_message_bytes,  # 552 when exceeded
+        "enable_SMTPUTF8": True,  # RFC 6531
+        "decode_data": False,  # keep the bytes; 8BITMIME is advertised (RFC 6152)
+        "hostname": hostname,
+        "tls_context": ctx,
+        "require_starttls": False,
+    }
 
     def make() -> SMTP:
-        return SMTP(
-            handler,
-            data_size_limit=config.smtp.max_message_bytes,  # 552 when exceeded
-            enable_SMTPUTF8=True,  # RFC 6531
-            decode_data=False,  # keep the bytes; 8BITMIME is advertised (RFC 6152)
-            hostname=hostname,
-            ident="pbm ESMTP",
-            tls_context=ctx,
-            require_starttls=False,
-        )
+        return RateLimitedSMTP(handler, ident="pbm ESMTP", **options)
 
     return make
