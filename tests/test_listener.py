@@ -1,7 +1,7 @@
 """The listener (pbm.runners.listener) over real loopback connections.
 
-The listener runs in this process, on an event loop of its own (a thread),
-over a real SQLite file; the tests are
+The listener runs in this process, on an event loop of its own (a thread), as
+``pbm serve`` starts it (``listen``), over a real SQLite file; the tests are
 its clients, with smtplib. Client rates run on a clock the test moves by hand:
 nothing sleeps to let time pass.
 """
@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import shutil
 import smtplib
 import socket
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -24,7 +26,7 @@ import pytest
 from pbm.config import Config, DatabaseConfig, MailConfig, SmtpConfig
 from pbm.mail import status
 from pbm.mail.addresses import token_address
-from pbm.runners.listener import InboxHandler, smtp_factory
+from pbm.runners.listener import InboxHandler, Listener, listen
 from pbm.runners.rates import ClientRates, SlidingWindow
 from pbm.store.engine import Database
 
@@ -49,11 +51,11 @@ class RateClock:
 
 @dataclass
 class Running:
-    """A listener on an event loop in a thread of its own."""
+    """A listener started by ``listen`` on an event loop in a thread of its own."""
 
     config: Config
     rate_clock: RateClock = field(default_factory=RateClock)
-    listener: asyncio.Server | None = None
+    listener: Listener | None = None
     _loop: asyncio.AbstractEventLoop | None = None
     _stop: asyncio.Event | None = None
     _ready: threading.Event = field(default_factory=threading.Event)
@@ -73,10 +75,7 @@ class Running:
         db = Database.open(self.config)
         try:
             handler = InboxHandler(db, self.config, asyncio.Event(), rate_clock=self.rate_clock)
-            host, port = self.config.listen_host_port
-            self.listener = await asyncio.get_running_loop().create_server(
-                smtp_factory(handler, self.config), host, port
-            )
+            self.listener = await listen(self.config, handler)
             self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
         except BaseException as exc:
             self._error = exc
@@ -87,8 +86,7 @@ class Running:
         try:
             await self._stop.wait()
         finally:
-            self.listener.close()
-            await self.listener.wait_closed()
+            await self.listener.close()
             db.close()
 
     def stop(self) -> None:
@@ -101,11 +99,14 @@ class Running:
     @property
     def port(self) -> int:
         assert self.listener is not None
-        port: int = self.listener.sockets[0].getsockname()[1]
-        return port
+        return self.listener.address[1]
 
     def smtp(self, source: str = "127.0.0.1") -> smtplib.SMTP:
         return smtplib.SMTP("127.0.0.1", self.port, timeout=WAIT, source_address=(source, 0))
+
+    def lmtp(self) -> smtplib.LMTP:
+        assert self.listener is not None and self.listener.unix_path is not None
+        return smtplib.LMTP(str(self.listener.unix_path), timeout=WAIT)
 
 
 @pytest.fixture
@@ -126,6 +127,18 @@ def site_config(db_file: Path, **smtp: object) -> Config:
 @pytest.fixture
 def smtp_listener(db_file: Path) -> Iterator[Running]:
     running = Running(site_config(db_file)).start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def socket_path(tmp_path: Path) -> Path:
+    return tmp_path / "pbm.sock"
+
+
+@pytest.fixture
+def lmtp_listener(db_file: Path, socket_path: Path) -> Iterator[Running]:
+    running = Running(site_config(db_file, protocol="lmtp", listen=f"unix:{socket_path}")).start()
     yield running
     running.stop()
 
@@ -263,6 +276,137 @@ def test_the_61st_connection_in_a_minute_is_greeted_with_421_and_closed(
     clock.advance(1)
     with smtp_listener.smtp() as s:
         s.sendmail("alice@example.org", [ADDRESS], mail())
+
+
+# -- LMTP (RFC 2033) ----------------------------------------------------------------------
+
+
+def lmtp_data(s: smtplib.LMTP, raw: bytes, replies: int) -> list[str]:
+    """DATA, then the per-recipient replies (smtplib would read only the first)."""
+    assert s.docmd("DATA")[0] == 354
+    s.send(raw + b".\r\n")
+    return [reply(s.getreply()) for _ in range(replies)]
+
+
+def test_lmtp_answers_once_per_accepted_recipient(lmtp_listener: Running, db_file: Path) -> None:
+    """RFC 2033 4.2: one reply per successful RCPT, in order, a refused one left out."""
+    with lmtp_listener.lmtp() as s:
+        code, text = s.ehlo("mx.example.org")  # smtplib's LMTP says LHLO
+        assert code == 250, text
+        assert s.docmd("MAIL FROM:<alice@example.org>")[0] == 250
+        assert s.docmd(f"RCPT TO:<{ADDRESS}>")[0] == 250
+        assert reply(s.docmd(f"RCPT TO:<{STRANGER}>")) == status.NO_SUCH_USER.format(
+            address=STRANGER
+        )
+        assert s.docmd(f"RCPT TO:<{bob(1)}>")[0] == 250
+        answers = lmtp_data(s, mail(), 2)
+        assert answers == [
+            status.LMTP_QUEUED.format(address=ADDRESS, id=1),
+            status.LMTP_QUEUED.format(address=bob(1), id=1),
+        ]
+        assert s.noop()[0] == 250  # nothing more was said: client and server agree
+        # One recipient, the way a mail server mostly hands mail over: smtplib reads it.
+        assert s.sendmail("alice@example.org", [bob(2)], mail(2)) == {}
+    assert inbox_recipients(db_file) == [[ADDRESS, bob(1)], [bob(2)]]
+
+
+def test_lmtp_a_failed_commit_answers_451_for_every_recipient(
+    lmtp_listener: Running, db_file: Path
+) -> None:
+    """The inbox cannot take the mail: each recipient gets its 451, and the retry goes in."""
+    sql(
+        db_file,
+        "CREATE TRIGGER inbox_full BEFORE INSERT ON inbox "
+        "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+    )
+    with lmtp_listener.lmtp() as s:
+        s.ehlo("mx.example.org")
+        assert s.docmd("MAIL FROM:<alice@example.org>")[0] == 250
+        assert s.docmd(f"RCPT TO:<{ADDRESS}>")[0] == 250
+        assert s.docmd(f"RCPT TO:<{bob(1)}>")[0] == 250
+        answers = lmtp_data(s, mail(), 2)
+        assert answers == [
+            status.LMTP_TRY_AGAIN.format(address=ADDRESS),
+            status.LMTP_TRY_AGAIN.format(address=bob(1)),
+        ]
+        assert "database" not in " ".join(answers)  # nothing of our internals on the wire
+        assert s.noop()[0] == 250
+        assert inbox_recipients(db_file) == []
+        sql(db_file, "DROP TRIGGER inbox_full")
+        # The mail server's retry.
+        assert s.docmd("MAIL FROM:<alice@example.org>")[0] == 250
+        assert s.docmd(f"RCPT TO:<{ADDRESS}>")[0] == 250
+        assert s.docmd(f"RCPT TO:<{bob(1)}>")[0] == 250
+        assert [a[:3] for a in lmtp_data(s, mail(), 2)] == ["250", "250"]
+    assert inbox_recipients(db_file) == [[ADDRESS, bob(1)]]
+
+
+def test_lmtp_has_no_client_rates(lmtp_listener: Running) -> None:
+    """Behind a mail server every mail comes from one client, which keeps its own rates."""
+    for _ in range(61):
+        with lmtp_listener.lmtp() as s:
+            s.ehlo("mx.example.org")
+    with lmtp_listener.lmtp() as s:
+        s.ehlo("mx.example.org")
+        for _ in range(61):
+            assert s.docmd("MAIL FROM:<alice@example.org>")[0] == 250
+            s.rset()
+
+
+def test_lmtp_over_tcp_says_lhlo_not_ehlo(db_file: Path) -> None:
+    running = Running(site_config(db_file, protocol="lmtp")).start()
+    try:
+        assert running.listener is not None
+        assert str(running.listener) == f"LMTP on 127.0.0.1:{running.port}"
+        with smtplib.LMTP("127.0.0.1", running.port, timeout=WAIT) as s:
+            assert s.docmd("EHLO", "mx.example.org")[0] == 500
+            assert s.ehlo("mx.example.org")[0] == 250
+            assert s.sendmail("alice@example.org", [ADDRESS], mail()) == {}
+    finally:
+        running.stop()
+
+
+# -- the unix socket ----------------------------------------------------------------------
+
+
+def stale_socket(path: Path) -> None:
+    """A socket file like the one a killed server leaves: nobody listens on it."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(path))
+    sock.close()
+
+
+def test_unix_socket_stale_file_replaced_group_writable_removed_at_stop(
+    db_file: Path, socket_path: Path
+) -> None:
+    stale_socket(socket_path)
+    config = site_config(db_file, protocol="lmtp", listen=f"unix:{socket_path}")
+    running = Running(config).start()
+    try:
+        assert str(running.listener) == f"LMTP on unix:{socket_path}"
+        mode = socket_path.stat().st_mode
+        assert stat.S_ISSOCK(mode)
+        assert stat.S_IMODE(mode) == 0o660  # the mail server's user, in our group, may write
+        # A second server on the same socket is refused; the first keeps it.
+        with pytest.raises(OSError) as exc:
+            Running(config).start()
+        assert exc.value.errno == errno.EADDRINUSE
+        with running.lmtp() as s:
+            assert s.ehlo("mx.example.org")[0] == 250
+    finally:
+        running.stop()
+    assert not socket_path.exists()
+
+
+def test_unix_socket_never_replaces_a_file_that_is_no_socket(
+    db_file: Path, socket_path: Path
+) -> None:
+    socket_path.write_text("not a socket")
+    config = site_config(db_file, protocol="lmtp", listen=f"unix:{socket_path}")
+    with pytest.raises(OSError) as exc:
+        Running(config).start()
+    assert exc.value.errno == errno.EEXIST
+    assert socket_path.read_text() == "not a socket"
 
 
 # -- the sliding window itself ------------------------------------------------------------

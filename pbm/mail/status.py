@@ -1,4 +1,8 @@
-"""The SMTP replies pbm's listener gives, in one place (RFC 5321 §4.2, RFC 3463 codes)."""
+"""The replies pbm's listener gives, in one place (RFC 5321 §4.2, RFC 3463 codes).
+
+The same replies serve SMTP and LMTP (RFC 2033 §4.1: LMTP uses SMTP's reply
+codes); after DATA, LMTP answers once per accepted recipient (``LMTP_*``).
+"""
 
 # RFC 5321 §4.2.2 reply codes with RFC 3463 enhanced status codes.
 OK_SENDER = "250 2.1.0 OK"
@@ -24,3 +28,9 @@ TOO_MANY_CONNECTIONS = "421 4.7.0 Too many connections from your address, try ag
 # 451 (RFC 5321 §4.2.1, §4.2.2: 451 "local error in processing", the client
 # retries; RFC 3463 X.7.1: not allowed now).
 TOO_MANY_MAILS = "451 4.7.1 Too many mails from your address, try again later"
+
+# LMTP after DATA: one reply per accepted recipient, in RCPT order (RFC 2033 §4.2),
+# each naming its recipient as RFC 2033's examples do. The mail is committed once,
+# for all of them, before the first 250; if that fails, each gets the 451.
+LMTP_QUEUED = "250 2.0.0 <{address}> OK: queued as {id}"
+LMTP_TRY_AGAIN = "451 4.3.0 <{address}> Temporary failure, please try again later"

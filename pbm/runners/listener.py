@@ -1,25 +1,35 @@
-"""The SMTP listener: mail for the server's address is stored before it is accepted.
+"""The mail listener: mail for the server's address is stored before it is accepted.
 
-aiosmtpd speaks the protocol; ``InboxHandler`` decides. It accepts mail only
-for the server's address and its reply-token addresses (RFC 5321 3.6.2: we
-relay nothing), at most ``smtp.max_recipients`` of them a mail, commits each
-message to the inbox before it answers 250 (RFC 5321 6.1: from then on the
-mail is ours), and answers 451 if it cannot, so that the sending server keeps
-it and tries again. A client address gets only so many connections and mails
-a minute (``ClientRates``). The replies it gives are in ``pbm.mail.status``.
+aiosmtpd speaks the protocol, SMTP or (``smtp.protocol = "lmtp"``, behind a
+mail server) LMTP (RFC 2033), on TCP or on a unix socket; ``InboxHandler``
+decides. It accepts mail only for the server's address and its reply-token
+addresses (RFC 5321 3.6.2: we relay nothing), at most
+``smtp.max_recipients`` of them a mail, commits each message to the inbox
+before it answers 250 (RFC 5321 6.1: from then on the mail is ours), and
+answers 451 if it cannot, so that the sending server keeps it and tries again.
+Over SMTP, a client address gets only so many connections and mails a minute
+(``ClientRates``); behind a mail server every mail comes from one client,
+which keeps its own rates, so LMTP has none. The replies it gives are in
+``pbm.mail.status``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
+import os
 import socket
 import ssl
+import stat
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
+from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbm.config import Config
@@ -95,11 +105,15 @@ class InboxHandler:
         self.config = config
         self.wake = wake
         self.writer = InboxWriter(db, clock)
-        self.rates: ClientRates | None = ClientRates(
-            config.smtp.connections_per_minute,
-            config.smtp.messages_per_minute,
-            clock=rate_clock,
-        )
+        self.lmtp = config.smtp.protocol == "lmtp"
+        # Behind a mail server (LMTP) every mail comes from that one client.
+        self.rates: ClientRates | None = None
+        if not self.lmtp:
+            self.rates = ClientRates(
+                config.smtp.connections_per_minute,
+                config.smtp.messages_per_minute,
+                clock=rate_clock,
+            )
 
     def admit_connection(self, peer: Any) -> bool:
         """Whether a new connection from ``peer`` is within its client's rate."""
@@ -150,8 +164,12 @@ class InboxHandler:
             row_id = await self.writer.add(raw, envelope.mail_from or "", rcpts)
         except Exception:
             log.exception("could not commit a message to the inbox; answered 451")
+            if self.lmtp:
+                return _per_recipient(status.LMTP_TRY_AGAIN, rcpts)
             return status.TRY_AGAIN
         self.wake.set()
+        if self.lmtp:
+            return _per_recipient(status.LMTP_QUEUED, rcpts, id=row_id)
         return status.OK_QUEUED.format(id=row_id)
 
     async def handle_exception(self, error: Exception) -> str:
@@ -159,6 +177,15 @@ class InboxHandler:
         # own fault, and never our internals on the wire.
         log.error("SMTP handler error", exc_info=error)
         return status.TRY_AGAIN
+
+
+def _per_recipient(reply: str, rcpts: list[str], **values: object) -> str:
+    """LMTP's answer to DATA: one reply per accepted recipient, in RCPT order (RFC 2033 4.2).
+
+    aiosmtpd sends what ``handle_DATA`` returns as it is, followed by CRLF: the
+    replies joined by CRLF reach the client as so many replies.
+    """
+    return "\r\n".join(reply.format(address=rcpt, **values) for rcpt in rcpts)
 
 
 class RateLimitedSMTP(SMTP):
@@ -204,7 +231,7 @@ def tls_context(config: Config) -> ssl.SSLContext | None:
 
 
 def smtp_factory(handler: InboxHandler, config: Config) -> Callable[[], SMTP]:
-    """The protocol factory for ``loop.create_server``."""
+    """The protocol factory for ``loop.create_server``: SMTP, or LMTP (RFC 2033)."""
     ctx = tls_context(config)
     hostname = config.smtp.hostname or socket.getfqdn()
     options: dict[str, Any] = {
@@ -217,6 +244,120 @@ def smtp_factory(handler: InboxHandler, config: Config) -> Callable[[], SMTP]:
     }
 
     def make() -> SMTP:
+        if handler.lmtp:
+            return LMTP(handler, ident="pbm LMTP", **options)
         return RateLimitedSMTP(handler, ident="pbm ESMTP", **options)
 
     return make
+
+
+# The unix socket: read and written by its owner and its group (a mail server's
+# user in that group hands mail over), by nobody else.
+UNIX_SOCKET_MODE = 0o660
+
+
+@dataclass
+class Listener:
+    """A bound listener: its protocol, where it listens, and how it stops."""
+
+    server: asyncio.Server
+    protocol: str  # "SMTP" or "LMTP"
+    unix_path: Path | None = None
+    _unix_id: tuple[int, int] | None = None  # (device, inode) of the socket we made
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """The TCP host and port (the real port when 0 was configured)."""
+        if self.unix_path is not None:
+            raise ValueError(f"listening on unix:{self.unix_path}, not on TCP")
+        sock = self.server.sockets[0].getsockname()
+        return sock[0], sock[1]
+
+    @property
+    def where(self) -> str:
+        """``HOST:PORT`` (``[HOST]:PORT`` for IPv6) or ``unix:/PATH``."""
+        if self.unix_path is not None:
+            return f"unix:{self.unix_path}"
+        host, port = self.address
+        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+    def __str__(self) -> str:
+        return f"{self.protocol} on {self.where}"
+
+    async def close(self) -> None:
+        """Stop listening; a unix socket file is removed (if it is still ours)."""
+        self.server.close()
+        await self.server.wait_closed()
+        if self.unix_path is not None and self._unix_id is not None:
+            try:
+                st = os.stat(self.unix_path)
+            except FileNotFoundError:
+                return
+            if (st.st_dev, st.st_ino) == self._unix_id:
+                self.unix_path.unlink(missing_ok=True)
+
+
+async def listen(config: Config, handler: InboxHandler) -> Listener:
+    """Start listening where ``smtp.listen`` says: ``HOST:PORT`` or ``unix:/PATH``.
+
+    OSError when that is not possible (the port taken, another server on the
+    socket, a folder missing); ``ConfigError`` for a listen value of neither form.
+    """
+    loop = asyncio.get_running_loop()
+    factory = smtp_factory(handler, config)
+    protocol = "LMTP" if handler.lmtp else "SMTP"
+    path = config.listen_unix_path
+    if path is None:
+        host, port = config.listen_host_port
+        return Listener(await loop.create_server(factory, host, port), protocol)
+    sock = unix_socket(path)
+    st = os.stat(path)
+    try:
+        server = await loop.create_unix_server(factory, sock=sock)
+    except BaseException:
+        sock.close()
+        path.unlink(missing_ok=True)
+        raise
+    return Listener(server, protocol, path, (st.st_dev, st.st_ino))
+
+
+def unix_socket(path: Path) -> socket.socket:
+    """A unix socket bound at ``path``, group-writable, not yet listening.
+
+    A socket file left by a server that is gone is removed first; one that a
+    running server still answers on is not (EADDRINUSE), nor is anything else
+    found at ``path`` (EEXIST). The mode is set before ``listen``: nobody can
+    connect before it is right.
+    """
+    remove_stale_socket(path)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(str(path))
+        os.chmod(path, UNIX_SOCKET_MODE)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def remove_stale_socket(path: Path) -> None:
+    """Remove the socket file at ``path`` if no server listens on it any more."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(mode):
+        raise OSError(errno.EEXIST, f"{path} exists and is not a socket")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(1.0)
+    try:
+        probe.connect(str(path))
+    except (ConnectionRefusedError, FileNotFoundError):
+        path.unlink(missing_ok=True)  # nobody listens: left by a server that is gone
+        log.info("removed the stale socket %s", path)
+        return
+    except OSError:
+        pass  # it exists and is not refusing: treat it as taken
+    finally:
+        probe.close()
+    raise OSError(errno.EADDRINUSE, f"another server listens on {path}")
