@@ -159,6 +159,11 @@ class PbmServer:
                 "PBM_OUTBOUND_SMTP_PORT": str(self.sink_port or 1),
                 "PBM_OUTBOUND_RETRY_BASE_SECONDS": "0.2",
                 "PBM_SERVER_LOG_LEVEL": "INFO",
+                # Every test client is 127.0.0.1, and a correspondence of many mails
+                # is no flood: the per-client rates (tests/test_listener.py) are off
+                # (0) unless a test sets them in extra_env.
+                "PBM_SMTP_CONNECTIONS_PER_MINUTE": "0",
+                "PBM_SMTP_MESSAGES_PER_MINUTE": "0",
             }
         )
         env.update(self.extra_env)

@@ -7,6 +7,7 @@ A real ``pbm serve`` with ``smtp.protocol = "lmtp"`` and ``smtp.listen =
 
 from __future__ import annotations
 
+import smtplib
 import sqlite3
 import stat
 from contextlib import closing
@@ -117,3 +118,45 @@ def test_a_move_by_reply_handed_over_by_lmtp_on_a_unix_socket(tmp_path: Path, si
     finally:
         if srv.proc is not None:
             srv.stop()
+
+
+def test_pbm_serve_keeps_client_rates_over_smtp_only(tmp_path: Path) -> None:
+    """The configured rates reach the listener of ``pbm serve``; over LMTP there are none.
+
+    Everything here happens well within a minute of the server's own clock.
+    """
+    limits = {"PBM_SMTP_CONNECTIONS_PER_MINUTE": "3", "PBM_SMTP_MESSAGES_PER_MINUTE": "2"}
+    smtp_srv = PbmServer(tmp_path / "smtp", transport="maildir", extra_env=dict(limits))
+    lmtp_srv = PbmServer(
+        tmp_path / "lmtp",
+        transport="maildir",
+        extra_env=dict(limits),
+        protocol="lmtp",
+        listen=f"unix:{tmp_path / 'pbm.sock'}",
+    )
+    for srv in (smtp_srv, lmtp_srv):
+        srv.root.mkdir()
+        srv.start()
+    try:
+        with smtp_srv.smtp() as s:  # connection 1
+            s.ehlo("client.test")
+            for _ in range(2):
+                assert s.docmd("MAIL FROM:<alice@example.org>")[0] == 250
+                s.rset()
+            code, text = s.docmd("MAIL FROM:<alice@example.org>")
+            assert f"{code} {text.decode()}" == status.TOO_MANY_MAILS
+        for _ in range(2):  # connections 2 and 3
+            with smtp_srv.smtp() as s:
+                assert s.noop()[0] == 250
+        with pytest.raises(smtplib.SMTPConnectError) as exc:
+            smtp_srv.smtp()
+        assert exc.value.smtp_code == 421
+        for _ in range(4):
+            with lmtp_srv.lmtp() as s:
+                s.ehlo("mx.example.org")
+                for _ in range(3):
+                    assert s.docmd("MAIL FROM:<alice@example.org>")[0] == 250
+                    s.rset()
+    finally:
+        smtp_srv.stop()
+        lmtp_srv.stop()
