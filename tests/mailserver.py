@@ -52,6 +52,7 @@ class _SinkHandler:
             return self.fail[0]
         msg = email.message_from_bytes(envelope.original_content, policy=default_policy)
         assert isinstance(msg, EmailMessage)
+        msg["X-Envelope-From"] = envelope.mail_from  # the return path pbm gave it (VERP)
         for rcpt in envelope.rcpt_tos:
             del msg["X-Envelope-To"]
             msg["X-Envelope-To"] = rcpt
