@@ -43,9 +43,30 @@ def free_port() -> int:
 
 
 class _SinkHandler:
-    def __init__(self, inbox: queue.Queue[EmailMessage], fail: list[str]) -> None:
+    def __init__(
+        self, inbox: queue.Queue[EmailMessage], fail: list[str], refuse: set[str]
+    ) -> None:
         self.inbox = inbox
         self.fail = fail
+        self.refuse = refuse
+
+    async def handle_MAIL(
+        self, server: Any, session: Any, envelope: Any, address: str, options: list[str]
+    ) -> str:
+        if "SMTPUTF8" in (o.upper() for o in options):
+            # A relay without SMTPUTF8 (RFC 6531 3.5): a non-ASCII address cannot pass.
+            return "553 5.6.7 SMTPUTF8 is not supported here"
+        envelope.mail_from = address
+        envelope.mail_options.extend(options)
+        return "250 OK"
+
+    async def handle_RCPT(
+        self, server: Any, session: Any, envelope: Any, address: str, options: list[str]
+    ) -> str:
+        if address.lower() in self.refuse:
+            return "550 5.1.1 No such user here"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         if self.fail:
@@ -62,17 +83,21 @@ class _SinkHandler:
 
 @dataclass
 class Sink:
-    """The relay pbm delivers to: collects every mail; can be told to refuse (451)."""
+    """The relay pbm delivers to: collects every mail; can be told to refuse them all
+    (``fail``: the reply to DATA) or some recipients (``refuse``: 550 at RCPT).
+
+    It takes no SMTPUTF8 mail: a non-ASCII address cannot be delivered through it."""
 
     port: int = field(default_factory=free_port)
     inbox: queue.Queue[EmailMessage] = field(default_factory=queue.Queue)
     fail: list[str] = field(default_factory=list)
+    refuse: set[str] = field(default_factory=set)  # recipients refused at RCPT (550)
     kept: list[EmailMessage] = field(default_factory=list)
     controller: Controller | None = None
 
     def start(self) -> None:
         self.controller = Controller(
-            _SinkHandler(self.inbox, self.fail),
+            _SinkHandler(self.inbox, self.fail, self.refuse),
             hostname="127.0.0.1",
             port=self.port,
             decode_data=False,
