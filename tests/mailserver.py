@@ -43,9 +43,7 @@ def free_port() -> int:
 
 
 class _SinkHandler:
-    def __init__(
-        self, inbox: queue.Queue[EmailMessage], fail: list[str], refuse: set[str]
-    ) -> None:
+    def __init__(self, inbox: queue.Queue[EmailMessage], fail: list[str], refuse: set[str]) -> None:
         self.inbox = inbox
         self.fail = fail
         self.refuse = refuse
