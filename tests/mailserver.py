@@ -382,3 +382,22 @@ def challenge_accepted(
     ask = sink.wait_for(opponent, re.compile(r"Board \d+ - challenge from"))
     server.send(opponent, f"Re: {ask['Subject']}", "accept\n", to=reply_to(ask))
     return sink.wait_for(challenger, re.compile(r"Board \d+ - \w+ to move"))
+
+
+def maildir_mail(root: Path, to: str, words: str, timeout: float = WAIT) -> EmailMessage:
+    """The newest mail to ``to`` whose subject has ``words`` in the outbox Maildir of the
+    site in ``root`` (its transport ``maildir``), once it is there."""
+    new = root / "data" / "outbox" / "new"
+    deadline = time.monotonic() + timeout
+    while True:
+        found = []
+        for path in sorted(new.glob("*")) if new.is_dir() else []:
+            msg = email.message_from_bytes(path.read_bytes(), policy=default_policy)
+            assert isinstance(msg, EmailMessage)
+            if msg["To"] == to and words in str(msg["Subject"]):
+                found.append((path.stat().st_mtime_ns, msg))
+        if found:
+            return max(found, key=lambda f: f[0])[1]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no mail to {to} about {words!r} in {new}")
+        time.sleep(0.02)
