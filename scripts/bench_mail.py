@@ -235,8 +235,8 @@ def setup_site(root: Path, clients: int) -> tuple[config_mod.Config, list[tuple[
     boards = []
     for i in range(clients):
         w, b = f"w{i}", f"b{i}"
-        unit.run(site, Signup(w, PASSWORD, f"{w}@players.test"))
-        unit.run(site, Signup(b, PASSWORD, f"{b}@players.test"))
+        unit.run(site, Signup(w, PASSWORD, f"{w}@players.test", confirmed=True))
+        unit.run(site, Signup(b, PASSWORD, f"{b}@players.test", confirmed=True))
         board = unit.run(site, Challenge("accasta", w, b, admin=True))[0].board
         assert board is not None
         boards.append((board, w, b))
@@ -265,6 +265,9 @@ def run_pbm(
         "PBM_CONFIG": str(root / "pbm.toml"),
         "PBM_MAIL_ADDRESS": ADDRESS,
         "PBM_SMTP_LISTEN": "127.0.0.1:0",
+        # Every bench client is 127.0.0.1: no per-client rates.
+        "PBM_SMTP_CONNECTIONS_PER_MINUTE": "0",
+        "PBM_SMTP_MESSAGES_PER_MINUTE": "0",
         "PBM_SERVER_LOG_LEVEL": "WARNING",
     }
     proc = subprocess.Popen(

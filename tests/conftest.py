@@ -30,6 +30,9 @@ from pbm.store import tables
 from pbm.store.engine import Database, init_db
 from pbm.usecases import auth, unit
 from pbm.usecases.accounts import Signup
+from pbm.usecases.auth import Password, Who
+from pbm.usecases.challenges import Challenge
+from pbm.usecases.proposals import Accept
 from pbm.usecases.site import Site
 
 POSTGRES_URL = os.environ.get(
@@ -188,7 +191,7 @@ def site(db: Database, config: Config, clock: Clock) -> Site:
     """
     s = Site(db, config, clock)
     for uid in ("alice", "bob", "carol"):
-        unit.run(s, Signup(uid, "pw", f"{uid}@example.org"))
+        unit.run(s, Signup(uid, "pw", f"{uid}@example.org", confirmed=True))
     return s
 
 
@@ -212,3 +215,14 @@ def server(tmp_path: Path, sink: Sink) -> Iterator[PbmServer]:
     yield srv
     if srv.proc is not None:
         srv.stop()
+
+
+def accepted(site: Site, challenge: Challenge, password: str = "pw") -> int:
+    """Run a player's ``challenge`` and have the other accept it; the started board."""
+    replies = unit.run(site, challenge)
+    board = replies[0].board
+    assert board is not None
+    sender = (challenge.sender or "").lower()
+    opponent = challenge.black if sender.startswith(f"{challenge.white}@") else challenge.white
+    unit.run(site, Accept(board), Who(opponent, Password(password)))
+    return board

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mailserver import PbmServer, Sink, board_number, body_of, reply_to
+from mailserver import PbmServer, Sink, board_number, body_of, challenge_accepted, reply_to, sign_up
 
 pytestmark = pytest.mark.e2e
 
@@ -65,16 +65,14 @@ def play_by_reply(server: PbmServer, sink: Sink, board: int, moves: list[str]) -
 
 def test_a_game_from_outside_pbm_played_by_mail(server: PbmServer, sink: Sink, tmp_path: Path):
     for uid, addr in (("alice", ALICE), ("bob", BOB)):
-        server.send(addr, f"signup {uid} pw-{uid}")
-        sink.wait_for(addr, "Welcome")
+        sign_up(server, sink, uid, addr, f"pw-{uid}")
     server.send(ALICE, "help")
     assert "tictactoe" in body_of(sink.wait_for(ALICE, "pbm - help"))
     server.send(ALICE, "help tictactoe")
     assert "three marks in a row" in body_of(sink.wait_for(ALICE, "Tic-tac-toe - help"))
 
     # Board 1, alice plays X: a full board, a draw.
-    server.send(ALICE, "tictactoe challenge alice bob")
-    first = sink.wait_for(ALICE, "alice to move")
+    first = challenge_accepted(server, sink, ALICE, "tictactoe challenge alice bob", BOB)
     board = board_number(first)
     sink.kept.append(first)
     draw = ["b2", "a1", "a3", "c1", "b1", "b3", "a2", "c2", "c3"]
@@ -85,8 +83,7 @@ def test_a_game_from_outside_pbm_played_by_mail(server: PbmServer, sink: Sink, t
     assert "X X O" in shown  # row 2: a2 b2 c2
 
     # Board 2, bob plays X and wins down column a.
-    server.send(BOB, "tictactoe challenge bob alice")
-    first = sink.wait_for(BOB, "bob to move")
+    first = challenge_accepted(server, sink, BOB, "tictactoe challenge bob alice", ALICE)
     board2 = board_number(first)
     sink.kept.append(first)
     win = ["a1", "b1", "a2", "b2", "a3"]

@@ -13,7 +13,7 @@ from typing import Any
 import click
 import pytest
 from click.testing import CliRunner, Result
-from conftest import T0, Clock
+from conftest import T0, Clock, accepted
 from sqlmodel import col, select
 
 from pbm.cli import main
@@ -76,9 +76,7 @@ def test_nags_sent_counts_covered_periods() -> None:
 
 @pytest.fixture
 def board(site: Site) -> int:
-    b = unit.run(site, Challenge("accasta", "alice", "bob", sender=ALICE))[0].board
-    assert b is not None
-    return b
+    return accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
 
 
 def tick(db: Database, config: Config, c: Clock, days: float) -> int:
@@ -223,7 +221,7 @@ def test_a_move_starts_the_opponents_clock(
 
 
 def test_per_board_periods(db: Database, config: Config, clock: Clock, site: Site) -> None:
-    challenge = Challenge("accasta", "alice", "bob", sender=ALICE, nag_days=2, forfeit_days=3)
+    challenge = Challenge("accasta", "alice", "bob", admin=True, nag_days=2, forfeit_days=3)
     b = unit.run(site, challenge)
     assert "Forfeit:   2025-03-04 12:00 UTC (3 days without a move)" in b[0].body
     assert tick(db, config, clock, 1.9) == 0

@@ -25,8 +25,9 @@ from pbm.usecases.auth import ByReply, Password, Who
 ACCASTA = games.get("accasta")
 MOVE_USAGE = "accasta move needs: accasta move BOARD USERID PASSWORD MOVE[#N]"
 GAME_COMMANDS = (
-    "accasta commands: accept, board, cancel, challenge, chat, claim, draw, games, help, "
-    "history, move, moves, queue, ratings, reject, resign, show, subscribe, undo, unsubscribe"
+    "accasta commands: accept, board, cancel, challenge, chat, claim, decline, draw, games, "
+    "help, history, move, moves, queue, ratings, reject, resign, show, subscribe, undo, "
+    "unsubscribe"
 )
 
 
@@ -576,6 +577,7 @@ def test_classic_commands_build_their_use_cases() -> None:
             variant="pari",
             options={"castle_win": "next_turn"},
             nag_days=3,
+            comment="Nice",
         ),
         None,
     )

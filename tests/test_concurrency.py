@@ -39,8 +39,8 @@ FIRST_MOVES = ACCASTA.new().legal_moves()
 @pytest.fixture
 def site(db: Database, config: Config, clock: Clock) -> Site:
     s = Site(db, config, clock)
-    unit.run(s, Signup("alice", "pw", "alice@example.org"))
-    unit.run(s, Signup("bob", "pw", "bob@example.org"))
+    unit.run(s, Signup("alice", "pw", "alice@example.org", confirmed=True))
+    unit.run(s, Signup("bob", "pw", "bob@example.org", confirmed=True))
     return s
 
 

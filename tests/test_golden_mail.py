@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from mailserver import SERVER_ADDRESS, PbmServer
+from mailserver import SERVER_ADDRESS, PbmServer, maildir_mail
 
 pytestmark = pytest.mark.e2e
 
@@ -127,15 +127,24 @@ class Correspondence:
             self.lines.append("--- (no reply)")
         return replies
 
+    def answer(self, frm: str, first_line: str) -> None:
+        """Answer the last mail ``frm`` got by its Reply-To, as a mail client does."""
+        subject, _ = self.last[frm]
+        self._reply(frm, first_line, str(maildir_mail(self.server.root, frm, subject)["Reply-To"]))
+
     def reply(self, frm: str, board: int, userid: str, first_line: str) -> None:
-        """Answer the last mail ``frm`` got, by its reply address, quoting it as clients do."""
+        """Answer the last mail ``frm`` got by its reply address, computed (a contract)."""
+        self._reply(frm, first_line, token_address(board, userid))
+
+    def _reply(self, frm: str, first_line: str, to: str) -> None:
+        """``first_line`` to ``to``, quoting the last mail ``frm`` got as clients do."""
         subject, body = self.last[frm]
         quoted = "\n".join("> " + ln for ln in body.splitlines())
         self.mail(
             frm,
             f"Re: {subject}",
             f"{first_line}\n\nOn Sunday, PBM Server wrote:\n{quoted}\n",
-            to=token_address(board, userid),
+            to=to,
             note=f"reply: {first_line}",
         )
 
@@ -143,6 +152,7 @@ class Correspondence:
 def play_standard(c: Correspondence) -> None:
     board = 1
     c.mail(ALICE, "accasta challenge alice bob", "Fancy a game?")
+    c.answer(BOB, "accept")
     c.mail(CAROL, f"accasta subscribe {board} carol pw-c")
     moves = sample_moves("sample_standard.txt")
     players = [("alice", ALICE), ("bob", BOB)]
@@ -183,6 +193,7 @@ def play_standard(c: Correspondence) -> None:
 def play_pari(c: Correspondence) -> None:
     board = 2
     c.mail(ALICE, "accasta challenge alice bob --variant=pari --nagtime=3 --forfeittime=10")
+    c.mail(BOB, f"accasta accept {board} bob pw-b")
     moves = sample_moves("sample_pari.txt")
     players = [("alice", ALICE), ("bob", BOB)]
     for i, move in enumerate(moves):
@@ -205,6 +216,7 @@ def play_pari(c: Correspondence) -> None:
 def correspondence(c: Correspondence) -> None:
     for uid, addr in ADDRESSES.items():
         c.mail(addr, f"signup {uid} {PASSWORDS[uid]}")
+        c.answer(addr, "Yes, that was me.")
     c.mail(ALICE, "signup alice other-pw")
     c.mail("dave@example.com", "Hello", "What is this?")
     c.mail("dave@example.com", "help accasta")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from conftest import accepted
 from sqlmodel import col, select
 
 from pbm.replies import Reply
@@ -51,8 +52,7 @@ def queue(
 
 @pytest.fixture
 def board(site: Site) -> int:
-    b = unit.run(site, Challenge("accasta", "alice", "bob", sender=ALICE))[0].board
-    assert b is not None
+    b = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
     move(site, b, "alice", OPENING[0])
     move(site, b, "bob", OPENING[1])
     return b

@@ -63,6 +63,7 @@ class Row:
     body: str = "Hello bob.\n"
     board: int | None = None
     reply_as: str | None = None
+    reply_key: str | None = None
     in_reply_to: str | None = None
     message_id: str = "<1.abc@example.org>"
     created_at: datetime = T0

@@ -48,7 +48,7 @@ from pbm.usecases.auth import ByReply, Password, PasswordCheck, Who, hash_passwo
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move as MoveAction
 from pbm.usecases.moves import Resign
-from pbm.usecases.proposals import Undo
+from pbm.usecases.proposals import Accept, Undo
 from pbm.usecases.queue import Queue
 from pbm.usecases.reading import Show
 from pbm.usecases.refusals import (
@@ -59,7 +59,6 @@ from pbm.usecases.refusals import (
     NotYourTurn,
     Refused,
     UnknownBoard,
-    UnknownPlayer,
     UserExists,
     WrongPassword,
 )
@@ -79,8 +78,7 @@ OPENING = ACCASTA.new().legal_moves()[0]
 @pytest.fixture
 def board(site: Site) -> int:
     """alice (White) against bob; carol follows the board."""
-    b = unit.run(site, Challenge("accasta", "alice", "bob", sender=ALICE))[0].board
-    assert b is not None
+    b = unit.run(site, Challenge("accasta", "alice", "bob", admin=True))[0].board or 0
     unit.run(site, Subscribe(b), Who("carol", PW))
     return b
 
@@ -297,31 +295,25 @@ def test_the_second_of_two_moves_by_one_player_in_a_batch_is_refused(
 def test_a_refusal_on_the_snapshot_is_decided_again_after_an_earlier_command(
     db: Database, site: Site
 ) -> None:
-    """``signup dave`` then ``accasta challenge dave bob`` in one mail: the board is made."""
+    """alice's challenge, then bob's ``accept 1`` in the same batch: the board starts."""
 
     def answer(error: Refused) -> list[Reply]:
-        return [error_reply("dave@example.org", error.message, "accasta challenge", None)]
+        return [error_reply(BOB, error.message, "accasta accept", 1)]
 
     decided = on_snapshot(
         site,
         [
-            request(Signup("dave", "pw", "dave@example.org"), answer=answer),
-            request(
-                Challenge("accasta", "dave", "bob", sender="dave@example.org"),
-                sender="dave@example.org",
-                answer=answer,
-            ),
+            request(Challenge("accasta", "alice", "bob", sender=ALICE), sender=ALICE),
+            request(Accept(1), "bob", sender=BOB, answer=answer),
         ],
     )
-    assert isinstance(decided[1].decision, UnknownPlayer)  # no dave on the snapshot
-    signed, challenged = write(site, decided)
-    assert signed.refused is None and challenged.refused is None
-    assert not any(r.is_error for r in challenged.replies)
-    number = challenged.replies[0].board
-    assert number is not None
-    g = game(db, number)
-    assert (g.white, g.black, g.status) == ("dave", "bob", "active")
-    assert {r.to for r in challenged.replies} == {"dave@example.org", BOB}
+    assert isinstance(decided[1].decision, UnknownBoard)  # no board 1 on the snapshot
+    challenged, accepting = write(site, decided)
+    assert challenged.refused is None and accepting.refused is None
+    assert not any(r.is_error for r in accepting.replies)
+    g = game(db, 1)
+    assert (g.white, g.black, g.status) == ("alice", "bob", "active")
+    assert {r.to for r in accepting.replies} == {ALICE, BOB}
 
 
 def test_a_request_after_a_move_of_the_same_batch_sees_the_move(
@@ -364,9 +356,11 @@ def test_a_password_changed_earlier_in_the_batch_is_checked_again(
 def test_a_signup_decided_on_a_snapshot_loses_to_one_written_meanwhile(
     db: Database, site: Site
 ) -> None:
-    decided = on_snapshot(site, [request(Signup("dave", "first", "dave@example.org"))])
+    decided = on_snapshot(
+        site, [request(Signup("dave", "first", "dave@example.org", confirmed=True))]
+    )
     assert not isinstance(decided[0].decision, Refused)
-    unit.run(site, Signup("Dave", "second", "dave2@example.org"))
+    unit.run(site, Signup("Dave", "second", "dave2@example.org", confirmed=True))
     before = dump(db)
     (out,) = write(site, decided)
     assert isinstance(out.refused, UserExists)
@@ -513,9 +507,8 @@ def test_a_game_decided_on_snapshots_writes_what_a_game_run_one_by_one_writes(
     other = init_db(f"sqlite:///{tmp_path / 'plain.sqlite3'}")
     plain = Site(other, config, clock)
     for uid in ("alice", "bob", "carol"):
-        unit.run(plain, Signup(uid, "pw", f"{uid}@example.org"))
-    first = unit.run(plain, Challenge("accasta", "alice", "bob", sender=ALICE))
-    assert first[0].board == board
+        unit.run(plain, Signup(uid, "pw", f"{uid}@example.org", confirmed=True))
+    assert unit.run(plain, Challenge("accasta", "alice", "bob", admin=True))[0].board == board
     unit.run(plain, Subscribe(board), Who("carol", PW))
     assert dump(db) == dump(other)
 
@@ -563,7 +556,7 @@ def test_deciding_takes_no_write_lock(clock: Clock, tmp_path: Path) -> None:
     db = init_db(url)
     site = Site(db, Config(database=DatabaseConfig(url=url)), clock)
     for uid in ("alice", "bob"):
-        unit.run(site, Signup(uid, "pw", f"{uid}@example.org"))
+        unit.run(site, Signup(uid, "pw", f"{uid}@example.org", confirmed=True))
     board = unit.run(site, Challenge("accasta", "alice", "bob", admin=True))[0].board
     assert board is not None
     holder = db.engine.connect()
@@ -591,7 +584,7 @@ def three_boards(site: Site, clock: Clock) -> list[int]:
 
     The first starts before carol's vacation ends, the third (hers too) after.
     """
-    unit.run(site, Signup("dave", "pw", "dave@example.org"))
+    unit.run(site, Signup("dave", "pw", "dave@example.org", confirmed=True))
     rated = unit.run(site, Challenge("accasta", "alice", "bob", admin=True))[0].board
     assert rated is not None
     unit.run(site, Resign(rated), Who("bob", PW))  # alice and bob have ratings now

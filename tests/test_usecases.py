@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import Clock
+from conftest import Clock, accepted
 from sqlmodel import col, select
 
 import pbm.games
@@ -27,7 +27,7 @@ from pbm.store.tables import Game, Move, OutboxMessage, Player, ProcessedMessage
 from pbm.usecases import queries, unit
 from pbm.usecases.accounts import ChangeAddress, ChangePassword, Signup
 from pbm.usecases.auth import ADMIN, ByReply, Password, Who, verify_password
-from pbm.usecases.challenges import Challenge
+from pbm.usecases.challenges import CHALLENGE_DAYS, Challenge, ExpireChallenge, lapsed_challenges
 from pbm.usecases.moves import Move as MoveAction
 from pbm.usecases.moves import Resign
 from pbm.usecases.proposals import Accept, Cancel, Reject, Undo
@@ -39,6 +39,7 @@ from pbm.usecases.refusals import (
     GameOver,
     IllegalMoveRefused,
     NotAPlayer,
+    NotConfirmed,
     NotYourTurn,
     Refuse,
     Refused,
@@ -52,6 +53,7 @@ from pbm.usecases.talk import Chat, Subscribe, Unsubscribe
 
 ACCASTA = pbm.games.get("accasta")
 PW = Password("pw")
+ALICE = "alice@example.org"
 
 
 def as_(userid: str, credentials: Any = PW) -> Who:
@@ -62,18 +64,15 @@ def as_(userid: str, credentials: Any = PW) -> Who:
 def site(db: Database, config: Config, clock: Clock) -> Site:
     """alice signs up as ``Alice``: mail names her so, her userid is ``alice``."""
     s = Site(db, config, clock)
-    unit.run(s, Signup("Alice", "pw", "alice@example.org"))
-    unit.run(s, Signup("bob", "pw", "bob@example.org"))
-    unit.run(s, Signup("carol", "pw", "carol@example.org"))
+    unit.run(s, Signup("Alice", "pw", "alice@example.org", confirmed=True))
+    unit.run(s, Signup("bob", "pw", "bob@example.org", confirmed=True))
+    unit.run(s, Signup("carol", "pw", "carol@example.org", confirmed=True))
     return s
 
 
 @pytest.fixture
 def board(site: Site) -> int:
-    replies = unit.run(site, Challenge("accasta", "alice", "bob", sender="alice@example.org"))
-    b = replies[0].board
-    assert b is not None
-    return b
+    return accepted(site, Challenge("accasta", "alice", "bob", sender="alice@example.org"))
 
 
 def first_move(position: str) -> str:
@@ -147,7 +146,7 @@ def test_signup_stores_the_player_and_welcomes(db: Database, site: Site) -> None
 
 def test_signup_refusals(db: Database, site: Site) -> None:
     def signup(uid: str, pw: str, email: str) -> Callable[[], object]:
-        return lambda: unit.run(site, Signup(uid, pw, email))
+        return lambda: unit.run(site, Signup(uid, pw, email, confirmed=True))
 
     assert "taken" in refused(db, UserExists, signup("ALICE", "x", "a@b.org"))
     refused(db, BadRequest, signup("1abc", "x", "a@b.org"))
@@ -189,13 +188,29 @@ def test_change_address_tells_old_and_new(db: Database, site: Site) -> None:
 # ---------------------------------------------------------------- challenge
 
 
-def test_challenge_makes_a_board_and_mails_both(db: Database, site: Site, config: Config) -> None:
-    before = len(outbox(db))
-    replies = unit.run(site, Challenge("accasta", "alice", "bob", sender="BOB@example.org"))
+def test_a_challenge_waits_for_the_other_player(db: Database, site: Site, config: Config) -> None:
+    """bob challenges alice: a waiting board, unclocked; alice gets the challenge with
+    bob's comment and a reply address, bob a note; alice's accept starts the board."""
+    replies = unit.run(
+        site, Challenge("accasta", "alice", "bob", sender="BOB@example.org", comment="A game?")
+    )
     board = replies[0].board
     assert board is not None
     g = game_row(db, board)
-    assert (g.white, g.black, g.status, g.ply, g.version) == ("alice", "bob", "active", 0, 0)
+    assert (g.status, g.challenger, g.clock_since) == ("waiting", "bob", None)
+    ask, note = replies
+    assert (ask.to, ask.reply_as, note.to) == ("alice@example.org", "alice", "bob@example.org")
+    assert ask.subject == f"Accasta Board {board} - challenge from bob"
+    assert "bob writes:\n  > A game?" in ask.body
+    assert "reply to this mail with accept" in ask.body
+    with pytest.raises(GameOver, match="waits for Alice to accept"):
+        move(site, board, "bob", first_move(g.position))
+    with pytest.raises(NotAPlayer, match="Your opponent answers your challenge"):
+        unit.run(site, Accept(board), Who("bob", PW))
+    before = len(outbox(db))
+    replies = unit.run(site, Accept(board), Who("alice", PW))
+    g = game_row(db, board)
+    assert (g.status, g.clock_since, g.ply) == ("active", site.clock(), 0)
     assert (g.variant, g.nag_days, g.forfeit_days) == ("standard", 7, 21)
     assert g.position == ACCASTA.new().dump()
     assert {r.to: r.reply_as for r in replies} == {
@@ -208,6 +223,38 @@ def test_challenge_makes_a_board_and_mails_both(db: Database, site: Site, config
     to_alice = next(o for o in rows if o.to_addr == "alice@example.org")
     expected = token_address("pbm@example.org", "test-secret", board, "alice")
     assert reply_address(to_alice, config) == expected
+
+
+def test_a_declined_or_cancelled_challenge_is_off(db: Database, site: Site) -> None:
+    declined = unit.run(site, Challenge("accasta", "alice", "bob", sender=ALICE))[0].board or 0
+    replies = unit.run(site, Reject(declined), Who("bob", PW))
+    assert game_row(db, declined).status == "cancelled"
+    assert {r.to for r in replies} == {ALICE, "bob@example.org"}
+    assert "bob declined Alice's challenge" in replies[0].body
+    taken_back = unit.run(site, Challenge("accasta", "alice", "bob", sender=ALICE))[0].board or 0
+    unit.run(site, Cancel(taken_back), Who("alice", PW))
+    assert game_row(db, taken_back).status == "cancelled"
+    with pytest.raises(GameOver):
+        unit.run(site, Accept(taken_back), Who("bob", PW))
+
+
+def test_an_unanswered_challenge_lapses(db: Database, site: Site, clock: Clock) -> None:
+    board = unit.run(site, Challenge("accasta", "alice", "bob", sender=ALICE))[0].board or 0
+    with db.read() as s:
+        assert lapsed_challenges(s, clock()) == []
+    clock.advance(days=CHALLENGE_DAYS, seconds=1)
+    with db.read() as s:
+        assert lapsed_challenges(s, clock()) == [board]
+    (told,) = unit.run(site, ExpireChallenge(board))
+    assert told.to == ALICE and "did not answer it within 14 days" in told.body
+    assert game_row(db, board).status == "cancelled"
+    assert unit.run(site, ExpireChallenge(board)) == ()  # twice: nothing
+
+
+def test_nobody_is_challenged_before_confirming(db: Database, site: Site) -> None:
+    unit.run(site, Signup("dave", "pw", "dave@example.org"))  # not confirmed
+    with pytest.raises(NotConfirmed, match="dave has not confirmed"):
+        unit.run(site, Challenge("accasta", "alice", "dave", sender=ALICE))
 
 
 def test_challenge_with_variant_options_and_times(site: Site, db: Database) -> None:
@@ -261,7 +308,7 @@ def test_move_applies_and_mails_everyone(db: Database, site: Site, board: int) -
         message_id="<m1@x>",
     )  # fmt: skip
     g = game_row(db, board)
-    assert (g.ply, g.version, g.position) == (1, 1, expected_state.dump())
+    assert (g.ply, g.version, g.position) == (1, 2, expected_state.dump())  # 1: accepted
     assert g.last_move_at is not None
     with db.transaction() as s:
         (m,) = s.exec(select(Move)).all()
@@ -561,7 +608,7 @@ def test_chat_goes_to_everyone_else(db: Database, site: Site, board: int) -> Non
     assert {r.to for r in replies} == {"bob@example.org", "carol@example.org"}
     assert all("Hello Bob!" in r.body for r in replies)
     assert {r.to: r.reply_as for r in replies}["bob@example.org"] == "bob"
-    unit.run(site, Signup("dave", "pw", "dave@example.org"))
+    unit.run(site, Signup("dave", "pw", "dave@example.org", confirmed=True))
     refused(db, NotAPlayer, lambda: unit.run(site, Chat(board, "hi"), as_("dave")))
     refused(db, BadRequest, lambda: unit.run(site, Chat(board, "  "), as_("alice")))
     wrong = as_("alice", Password("x"))

@@ -93,7 +93,7 @@ def player() -> None:
 def player_add(ctx: click.Context, userid: str, email: str, name: str, password: str) -> None:
     """Add a player; the welcome mail goes to EMAIL."""
     with open_site(ctx) as site:
-        unit.run(site, Signup(userid, password, email, full_name=name))
+        unit.run(site, Signup(userid, password, email, full_name=name, confirmed=True))
         click.echo(f"player {userid} added")
 
 
@@ -155,7 +155,7 @@ def game_create(
 @game.command("list")
 @click.option(
     "--status",
-    type=click.Choice(["active", "finished", "cancelled", "all"]),
+    type=click.Choice(["waiting", "active", "finished", "cancelled", "all"]),
     default="active",
     show_default=True,
 )
@@ -171,7 +171,7 @@ def game_list(ctx: click.Context, status: str, userid: str | None, game_name: st
                 b.game,
                 b.variant,
                 f"{b.white}-{b.black}",
-                b.to_move or f"{b.status} {b.result or ''}".strip(),
+                _to_move(b),
                 b.ply,
                 f"{b.last_move_at:%Y-%m-%d %H:%M}" if b.last_move_at else "-",
             )
@@ -180,6 +180,12 @@ def game_list(ctx: click.Context, status: str, userid: str | None, game_name: st
         click.echo(
             table(("board", "game", "variant", "players", "to move", "ply", "last move"), rows)
         )
+
+
+def _to_move(b: queries.BoardSummary) -> str:
+    if b.status == "waiting":
+        return f"(challenge to {b.to_move})"
+    return b.to_move or f"{b.status} {b.result or ''}".strip()
 
 
 @game.command("show")

@@ -15,7 +15,7 @@ from pbm.cli.site import NOW_HELP, open_site, parse_now
 from pbm.runners.timers import tick as run_tick
 from pbm.usecases import queries, unit
 from pbm.usecases.auth import ADMIN, Who
-from pbm.usecases.boardmail import fmt_time
+from pbm.usecases.text import fmt_time
 from pbm.usecases.timers import PauseClocks, ResumeClocks
 from pbm.usecases.vacations import Vacation
 

@@ -7,6 +7,7 @@ import asyncio
 import click
 
 from pbm.cli.site import check_revision, database_errors, load_config
+from pbm.config import ConfigError
 from pbm.runners.logs import configure_logging
 from pbm.runners.serve import serve as run_server
 from pbm.store.engine import Database
@@ -32,3 +33,5 @@ def serve(ctx: click.Context) -> None:
         asyncio.run(run_server(cfg))
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {cfg.smtp.listen}: {exc}") from None
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None

@@ -23,6 +23,7 @@ def _challenge(args: Args, ctx: Context) -> Built:
         options=dict(args.options),
         nag_days=args.nag_days,
         forfeit_days=args.forfeit_days,
+        comment=ctx.comment,
     )
     return action, None
 
@@ -58,7 +59,8 @@ COMMANDS = (
     Command(
         ("challenge",),
         (USERID1, USERID2, OPTIONS),
-        "a new board; USERID1 plays White and moves first",
+        "challenge a player to a new board (the rest of the mail goes with it); USERID1 "
+        "moves first; it starts when the other accepts",
         _challenge,
         per_game=True,
     ),
@@ -84,15 +86,15 @@ COMMANDS = (
     Command(
         ("accept",),
         PLAYER,
-        "agree to your opponent's undo request or draw offer",
+        "accept a challenge; agree to your opponent's undo request or draw offer",
         _on_board(proposals.Accept),
         per_game=True,
         by_reply=True,
     ),
     Command(
-        ("reject",),
+        ("reject", "decline"),
         PLAYER,
-        "refuse it",
+        "decline a challenge; refuse an undo request or draw offer",
         _on_board(proposals.Reject),
         per_game=True,
         by_reply=True,

@@ -34,10 +34,22 @@ class CommandError(ValueError):
     ``problem`` says what is wrong, ``usage`` the correct form; ``str()`` gives both.
     """
 
-    def __init__(self, problem: str, usage: str) -> None:
+    def __init__(self, problem: str, usage: str, secrets: frozenset[int] = frozenset()) -> None:
         super().__init__(f"{problem}\n{usage}")
         self.problem = problem
         self.usage = usage
+        self.secrets = secrets  # where the line's passwords are (``mask``)
+
+
+# Arguments that are secrets: never quoted back (``mask``).
+SECRETS = frozenset({"PASSWORD", "NEW-PASSWORD"})
+
+
+def mask(line: str, secrets: frozenset[int]) -> str:
+    """``line`` with the words at ``secrets`` (word positions) replaced by ``******``."""
+    if not secrets:
+        return line.strip()
+    return " ".join("******" if i in secrets else w for i, w in enumerate(line.split()))
 
 
 class Reader:
@@ -57,9 +69,10 @@ class Reader:
         self.line = line  # the whole line, for an argument that takes its rest as written
         self.offset = offset  # words of the line before ``words`` (the verb...)
         self.pos = 0
+        self.secrets: set[int] = set()  # positions in the line of the passwords read
 
     def fail(self, problem: str) -> CommandError:
-        return CommandError(problem, self.usage)
+        return CommandError(problem, self.usage, frozenset(self.secrets))
 
     def more(self) -> bool:
         return self.pos < len(self.words)
@@ -71,6 +84,8 @@ class Reader:
         if not self.more():
             raise self.fail(f"{name} is missing.")
         self.pos += 1
+        if name in SECRETS:
+            self.secrets.add(self.offset + self.pos - 1)
         return self.words[self.pos - 1]
 
     def rest(self) -> str:
@@ -215,11 +230,15 @@ class Command:
 
 @dataclass(frozen=True)
 class Parsed:
-    """A line read as a command: which one, its arguments, and the game it was for."""
+    """A line read as a command: which one, its arguments, and the game it was for.
+
+    ``secrets``: the positions of the line's passwords, for quoting it (``mask``).
+    """
 
     command: Command
     args: Args
     game: str | None = None
+    secrets: frozenset[int] = frozenset()
 
     def build(self, ctx: Context) -> Built:
         return self.command.build(self.args, ctx)
@@ -261,7 +280,8 @@ class Grammar:
             command = self.site[first]
             usage = f"{first} needs: {command.usage(verb=first)}"
             reader = Reader(words[1:], usage, line, 1, names)
-            return Parsed(command, read_args(command, command.args, reader))
+            args = read_args(command, command.args, reader)
+            return Parsed(command, args, None, frozenset(reader.secrets))
         if first in names:
             if len(words) < 2:
                 raise CommandError(
@@ -276,7 +296,8 @@ class Grammar:
                 )
             usage = f"{first} {verb} needs: {command.usage(first, verb)}"
             reader = Reader(words[2:], usage, line, 2, names)
-            return Parsed(command, read_args(command, command.args, reader), first)
+            args = read_args(command, command.args, reader)
+            return Parsed(command, args, first, frozenset(reader.secrets))
         if len(words) >= 3 and words[1].lower() in self.game and NUMBER.fullmatch(words[2]):
             # "chess move 12 ...": a game command for a game this server does not run.
             raise CommandError(

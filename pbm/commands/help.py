@@ -10,8 +10,8 @@ from pbm import games
 from pbm.commands import accounts, boards, reading, talk
 from pbm.commands.arguments import OPTIONAL_GAME
 from pbm.commands.grammar import Args, Built, Command, Context
-from pbm.usecases.boardmail import WIDTH, wrap
 from pbm.usecases.reading import Answer
+from pbm.usecases.text import WIDTH, wrap
 from pbm.usecases.world import rules_of
 
 _FORM_WIDTH = 37  # a form longer than this has its help on the next line

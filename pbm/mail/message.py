@@ -20,7 +20,7 @@ from email.utils import format_datetime, formataddr
 from typing import Protocol
 
 from pbm.config import Config
-from pbm.mail.addresses import token_address
+from pbm.mail.addresses import context_address, token_address
 
 MAX_LINE = 78  # RFC 5322 2.1.1: lines SHOULD be no more than 78 characters
 
@@ -38,6 +38,8 @@ class OutgoingMail(Protocol):
     def board(self) -> int | None: ...
     @property
     def reply_as(self) -> str | None: ...
+    @property
+    def reply_key(self) -> str | None: ...
     @property
     def in_reply_to(self) -> str | None: ...
     @property
@@ -129,13 +131,19 @@ def from_header(config: Config) -> str:
 
 
 def reply_address(mail: OutgoingMail, config: Config) -> str | None:
-    """The reader's reply-token address, for a mail about a board that names a reader.
+    """The reader's reply-token address: for his board, or the context ``reply_key`` names.
 
     None without a ``mail.secret``: tokens made with an empty secret could be forged.
     """
-    if mail.board is None or not mail.reply_as or not config.mail.secret:
+    secret, address = config.mail.secret, config.mail.address
+    if not mail.reply_as or not secret:
         return None
-    return token_address(config.mail.address, config.mail.secret, mail.board, mail.reply_as)
+    if mail.reply_key:
+        kind, _, nonce = mail.reply_key.partition(":")
+        return context_address(address, secret, kind, mail.reply_as, nonce=nonce)
+    if mail.board is None:
+        return None
+    return token_address(address, secret, mail.board, mail.reply_as)
 
 
 def build_message(mail: OutgoingMail, config: Config) -> bytes:

@@ -2,6 +2,7 @@
 
 Each step is a plain function ``step(mail, env)`` that either lets the mail
 go on or settles it (``Mail.settle``): ``parse`` (decode; never fails) ->
+``bounce`` (a delivery report to a return path of ours marks the address) ->
 ``screen`` (robots, bounces, lists and loops get no answer) -> ``dedupe`` (a
 Message-ID already acted on) -> ``find_commands`` (reply, subject or body
 mode; each line parsed once). What a mail asks for ends up as
@@ -17,24 +18,31 @@ from dataclasses import dataclass, field
 
 from pbm import commands, games
 from pbm.commands import CommandError, Parsed
+from pbm.commands.grammar import mask
 from pbm.config import Config
+from pbm.mail.addresses import BOARD, TokenAddress
+from pbm.mail.bounces import report_for
 from pbm.mail.inbound import Inbound, read_message
 from pbm.mail.quotes import command_candidates, subject_command_text
 from pbm.replies import Reply
+from pbm.usecases.accounts import Confirm, account_nonce
 from pbm.usecases.auth import Who
-from pbm.usecases.boardmail import wrap
+from pbm.usecases.bounces import Bounced
 from pbm.usecases.reading import Answer
 from pbm.usecases.refusals import BadRequest, Refuse, Refused, WrongPassword
+from pbm.usecases.text import wrap
 from pbm.usecases.unit import Action, Request
+from pbm.usecases.world import Account
 
 
 @dataclass(frozen=True)
 class Env:
-    """What the steps may know of the site: its settings, and two looks at its database."""
+    """What the steps may know of the site: its settings, and a few looks at its database."""
 
     config: Config
     seen: Callable[[str], bool]  # whether a Message-ID was acted on
     game_of: Callable[[int], str | None]  # the game of a board (None: no such board)
+    account: Callable[[str], Account | None] = lambda userid: None  # by userid
 
 
 @dataclass
@@ -71,6 +79,21 @@ def parse(mail: Mail, env: Env) -> None:
     )
 
 
+def bounce(mail: Mail, env: Env) -> None:
+    """A delivery report to one of our return paths: a permanent failure marks the
+    address (``usecases.bounces``); nothing is ever answered."""
+    assert mail.inbound is not None
+    mail_cfg = env.config.mail
+    report = report_for(mail.raw, mail.inbound.rcpt, mail_cfg.address, mail_cfg.secret)
+    if report is None:
+        return
+    if not report.permanent:
+        mail.settle("ignored", f"delivery report for outbox {report.outbox_id}: no failure")
+        return
+    mail.requests.append(Request(Bounced(report.outbox_id), message_id=mail.message_id))
+    mail.settle("done", f"bounce of outbox {report.outbox_id}")
+
+
 def screen(mail: Mail, env: Env) -> None:
     """Never answer robots: auto-replies, bounces, list mail, ourselves (RFC 3834 2)."""
     assert mail.inbound is not None
@@ -90,13 +113,19 @@ def find_commands(mail: Mail, env: Env) -> None:
     inbound = mail.inbound
     assert inbound is not None
     token = inbound.token
-    reading = _Reading(inbound, env)
+    if token is not None and token.kind != BOARD:
+        if _account_reply(mail, env, token):
+            return
+        token = None  # an active account's reply: read like mail to the server's address
+    reading = _Reading(inbound, env, token)
+    limit = env.config.limits.commands_per_mail
     lines, comment = command_candidates(
         inbound.text,
         inbound.new_text,
         inbound.subject,
         reply_mode=token is not None,
         is_command=reading.is_command,
+        limit=limit,
     )
     mid = mail.message_id
     if token is not None and not token.is_valid(env.config.mail.secret):
@@ -109,12 +138,43 @@ def find_commands(mail: Mail, env: Env) -> None:
         mail.requests.append(reading.no_command(mid))
         mail.settle("done", "no command")
         return
-    for i, line in enumerate(lines):
+    for i, line in enumerate(lines[:limit]):
         key = mid if (mid is None or len(lines) == 1) else f"{mid}#{i + 1}"
         mail.requests.append(reading.request(line, comment, key))
+    if len(lines) > limit:
+        why = (
+            f"Only the first {limit} commands of a mail are carried out; the rest of this "
+            "mail was not read. Send them in another mail."
+        )
+        key = f"{mid}#more" if mid else None
+        mail.requests.append(reading.refused(BadRequest(why), "", key))
 
 
-STEPS: tuple[Step, ...] = (parse, screen, dedupe, find_commands)
+def _account_reply(mail: Mail, env: Env, token: TokenAddress) -> bool:
+    """A reply to an account's mail: a confirmation, or (False) mail to read as commands."""
+    inbound = mail.inbound
+    assert inbound is not None
+    account = env.account(token.userid)
+    reading = _Reading(inbound, env, token)
+    if account is None or not token.is_valid(env.config.mail.secret, account_nonce(account)):
+        invalid = WrongPassword("This reply address is not valid.")
+        mail.requests.append(reading.refused(invalid, "", mail.message_id))
+        mail.settle("done", "wrong reply token")
+        return True
+    if account.active:
+        return False
+    confirm = Request(
+        Confirm(account.userid),
+        sender=inbound.sender,
+        in_reply_to=inbound.thread_id,
+        message_id=mail.message_id,
+    )
+    mail.requests.append(confirm)
+    mail.settle("done", "confirmation")
+    return True
+
+
+STEPS: tuple[Step, ...] = (parse, bounce, screen, dedupe, find_commands)
 
 
 def run_steps(mail: Mail, env: Env) -> Mail:
@@ -133,16 +193,16 @@ def run_steps(mail: Mail, env: Env) -> Mail:
 class _Reading:
     """One mail's lines read as commands, each once, and the requests they make."""
 
-    def __init__(self, inbound: Inbound, env: Env) -> None:
+    def __init__(self, inbound: Inbound, env: Env, token: TokenAddress | None) -> None:
         self.inbound = inbound
         self.env = env
-        self.token = inbound.token
+        self.token = token
         self._read: dict[str, Parsed | CommandError | None] = {}
         looks = games.get(game).looks_like_move if (game := self._game()) else _any_move
         self.looks_like_move = looks
 
     def _game(self) -> str | None:
-        if self.token is None:
+        if self.token is None or self.token.board is None:
             return None
         return self.env.game_of(self.token.board)
 
@@ -181,7 +241,7 @@ class _Reading:
             reply_userid=self.token.userid if self.token is not None else None,
         )
         action, who = found.build(ctx)
-        return self._request(action, who, line, key, action.board)
+        return self._request(action, who, mask(line, found.secrets), key, action.board)
 
     def no_command(self, key: str | None) -> Request:
         """A mail with no command: what is wrong with what it tried, or the help."""
@@ -200,7 +260,7 @@ class _Reading:
         for line in tried:
             found = self.read(line) if line else None
             if isinstance(found, CommandError):
-                return self.refused(BadRequest(str(found)), line, key)
+                return self.refused(BadRequest(str(found)), mask(line, found.secrets), key)
         help_action = Answer(inbound.sender, "pbm - help", commands.help_text())
         return self._request(help_action, None, "", key, None)
 

@@ -115,6 +115,7 @@ def command_candidates(
     *,
     reply_mode: bool,
     is_command: Callable[[str], bool],
+    limit: int | None = None,
 ) -> tuple[list[str], str]:
     """The lines of a mail to run as commands, in order, and the comment (COMMANDS.md).
 
@@ -129,6 +130,9 @@ def command_candidates(
       the whole ``new_text`` is the comment.
     - body mode: otherwise every line of ``new_text`` that ``is_command``
       accepts; the other lines are the comment. No line accepted: ``[]``.
+
+    ``limit``: stop looking once more than ``limit`` command lines are found (a
+    hostile mail of thousands of lines is not read to its end).
     """
     lines = new_text.split("\n")
     if reply_mode:
@@ -144,6 +148,8 @@ def command_candidates(
     commands: list[str] = []
     comment: list[str] = []
     for line in lines:
+        if limit is not None and len(commands) > limit:
+            break
         if line.strip() and is_command(line.strip()):
             commands.append(line.strip())
         else:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 from pbm.config import Config
+from pbm.mail.addresses import bounce_address
 from pbm.mail.message import build_message
 from pbm.mail.transports import DeliveryError, PermanentFailure, TemporaryFailure, Transport
 from pbm.store import outbox
@@ -181,6 +182,14 @@ class OutboxSender:
             log.exception("outbox: sending %d handed-over mail(s) failed", len(rows))
             return 0
 
+    def _return_path(self, outbox_id: int) -> str:
+        """The envelope sender of a reply: its own bounce address (VERP), so a bounce
+        names the reply it is for (``pbm.mail.bounces``); without a secret, ours."""
+        mail = self.config.mail
+        if not mail.secret:
+            return mail.address
+        return bounce_address(mail.address, mail.secret, outbox_id)
+
     def _semaphore(self) -> asyncio.Semaphore:
         """One limit on sends at once, for rounds and hand-overs alike (per event loop)."""
         loop = asyncio.get_running_loop()
@@ -207,7 +216,7 @@ class OutboxSender:
                 if relay_down:
                     return DEFERRED  # nothing gets through now: later, no attempt charged
                 try:
-                    await self.transport.send(msg, self.config.mail.address, [row.to_addr])
+                    await self.transport.send(msg, self._return_path(row.id), [row.to_addr])
                 except TemporaryFailure as exc:
                     if exc.relay_down:
                         relay_down.append(exc)

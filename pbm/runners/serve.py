@@ -17,9 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pbm.config import Config
 from pbm.mail.transports import transport_from_config
-from pbm.runners.listener import InboxHandler, smtp_factory
+from pbm.runners.listener import InboxHandler, Listener, listen
 from pbm.runners.sender import SEND_CONCURRENCY, OutboxSender
-from pbm.runners.timers import run_timers
+from pbm.runners.timers import run_prune, run_timers
 from pbm.runners.worker import Batch, InboxWorker, WorkerProcesses
 from pbm.store import outbox
 from pbm.store.engine import Database
@@ -69,15 +69,19 @@ class Server:
         self.inbox_wake = asyncio.Event()
         self.outbox_wake = asyncio.Event()
         self.worker_id = f"{socket.gethostname()}:{os.getpid()}"
-        self._smtp: asyncio.Server | None = None
+        self._listener: Listener | None = None
         self._worker: InboxWorker | WorkerProcesses | None = None  # None: process_inbox off
 
     @property
+    def listener(self) -> Listener:
+        """The started listener: ``str()`` says what it speaks where (``SMTP on HOST:PORT``)."""
+        assert self._listener is not None, "start() first"
+        return self._listener
+
+    @property
     def address(self) -> tuple[str, int]:
-        """Where the listener is bound (the real port when 0 was configured)."""
-        assert self._smtp is not None
-        sock = self._smtp.sockets[0].getsockname()
-        return sock[0], sock[1]
+        """Where the listener is bound on TCP (the real port when 0 was configured)."""
+        return self.listener.address
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -93,14 +97,13 @@ class Server:
                 # Its processes start (an interpreter each) before the first mail comes.
                 await self._worker.ready()
         handler = InboxHandler(self.db, self.config, self.inbox_wake)
-        host, port = self.config.listen_host_port
         try:
-            self._smtp = await loop.create_server(smtp_factory(handler, self.config), host, port)
-        except OSError:
+            self._listener = await listen(self.config, handler)
+        except (OSError, ValueError):  # ValueError: ConfigError, a listen value of no known form
             if isinstance(self._worker, WorkerProcesses):
                 await asyncio.to_thread(self._worker.close)
             raise
-        log.info("listening for SMTP on %s:%d", *self.address)
+        log.info("listening: %s", self._listener)
 
     def _inbox_worker(self) -> InboxWorker | WorkerProcesses:
         """``server.inbox_workers`` processes of their own, or (0) this process itself."""
@@ -115,7 +118,7 @@ class Server:
 
     async def run(self) -> None:
         """Serve until ``stop()`` (or SIGTERM/SIGINT when installed)."""
-        if self._smtp is None:
+        if self._listener is None:
             await self.start()
         sender = OutboxSender(
             self.db,
@@ -129,6 +132,7 @@ class Server:
             asyncio.create_task(
                 run_timers(self.db, self.config, self.stopping, self.outbox_wake), name="timers"
             ),
+            asyncio.create_task(run_prune(self.db, self.config, self.stopping), name="prune"),
         ]
 
         def written(batch: Batch) -> None:
@@ -150,9 +154,7 @@ class Server:
         try:
             await self.stopping.wait()
         finally:
-            assert self._smtp is not None
-            self._smtp.close()
-            await self._smtp.wait_closed()
+            await self.listener.close()  # a unix socket file is removed
             self.inbox_wake.set()
             self.outbox_wake.set()
             done, pending = await asyncio.wait(tasks, timeout=10)
@@ -174,6 +176,7 @@ async def serve(config: Config) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, server.stop)
     await server.start()
-    host, port = server.address
-    print(f"pbm serve: SMTP on {host}:{port}, mail for {config.mail.address}", flush=True)
+    # "pbm serve: SMTP on 127.0.0.1:2525, mail for ...", or "LMTP on unix:/PATH, ...":
+    # the first line, which tests/mailserver.py reads.
+    print(f"pbm serve: {server.listener}, mail for {config.mail.address}", flush=True)
     await server.run()

@@ -30,23 +30,25 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlmodel import Session
-
 from pbm.config import Config
 from pbm.mail.pipeline import Env, Mail, run_steps
-from pbm.replies import Reply
 from pbm.runners.logs import configure_logging
 from pbm.store import inbox, outbox
 from pbm.store.engine import Database
 from pbm.usecases import unit
 from pbm.usecases.queries import game_of
 from pbm.usecases.site import Site, utc_now
+from pbm.usecases.world import load_accounts
 
 log = logging.getLogger("pbm.worker")
 
 POLL_SECONDS = 1.0  # look for mail other instances accepted, even when not woken
 BATCH = 20  # mails worked out and written together
 PREPARE_SECONDS = 0.05  # ... or as many as take this long to work out (no lock held)
+# ... and as many as are written in this long: the write lock is let go after
+# the mail that passes it (a mail's commands are written together), and the
+# rest of the batch waits for the next one.
+WRITE_SECONDS = 0.2
 # Replies handed straight to this server's sender are claimed for this long: if
 # the hand-over is lost (a worker process dies after its commit), any sender
 # takes them once the claim runs out. Longer than the sender's margin
@@ -120,6 +122,7 @@ class InboxWorker:
                 self.config,
                 seen=functools.partial(inbox.seen, snapshot),
                 game_of=functools.partial(game_of, snapshot),
+                account=lambda userid: load_accounts(snapshot, [userid]).get(userid.lower()),
             )
             mails = [
                 run_steps(Mail(row.id, row.raw, row.mail_from, row.rcpt_to.split("\n")), env)
@@ -134,16 +137,23 @@ class InboxWorker:
                 decided.append([unit.decide(self.site, world, r) for r in mail.requests])
             mails = mails[: len(decided)]
         with self.db.transaction() as session:
+            deadline = time.monotonic() + WRITE_SECONDS
             mine = inbox.take(session, [m.row_id for m in mails])
-            done = [(m, d) for m, d in zip(mails, decided, strict=True) if m.row_id in mine]
-            flat = [d for _, ds in done for d in ds]
-            outcomes = unit.write(self.site, session, flat, screen=self._screen)
-            written = [i for o in outcomes for i in o.outbox_ids]
+            writer = unit.Writer(self.site, session)
+            done: list[tuple[Mail, list[unit.Decided]]] = []
+            written: list[int] = []
             finished = []
-            for mail, ds in done:
-                mine_out, outcomes = outcomes[: len(ds)], outcomes[len(ds) :]
-                finished.append(_finished(mail, mine_out)._replace(processed_by=self.worker_id))
-            inbox.finish(session, finished, self.clock())
+            for mail, ds in zip(mails, decided, strict=True):
+                if mail.row_id not in mine:
+                    continue
+                if done and time.monotonic() > deadline:
+                    break  # the rest waits for the next batch, the lock let go meanwhile
+                outcomes = writer.write(ds)
+                done.append((mail, ds))
+                written += [i for o in outcomes for i in o.outbox_ids]
+                finished.append(_finished(mail, outcomes)._replace(processed_by=self.worker_id))
+            erase = self.config.server.keep_raw_days == 0  # passwords kept no longer than needed
+            inbox.finish(session, finished, self.clock(), erase=erase)
             handed: list[outbox.ClaimedMail] = []
             if self.hand_over_replies:
                 handed = outbox.claim_written(
@@ -153,18 +163,6 @@ class InboxWorker:
             if mail.outcome == "ignored":
                 log.info("inbox %d ignored: %s", mail.row_id, mail.note)
         return Batch(len(done), handed, unclaimed=len(handed) < len(written))
-
-    def _screen(self, session: Session, replies: Sequence[Reply]) -> list[Reply]:
-        """At most ``limits.error_replies_per_hour`` error replies to an address."""
-        limit = self.config.limits.error_replies_per_hour
-        since = self.clock() - timedelta(hours=1)
-        kept = []
-        for reply in replies:
-            if reply.is_error and outbox.errors_since(session, reply.to, since) >= limit:
-                log.warning("not answering %s: %d error replies in the last hour", reply.to, limit)
-                continue
-            kept.append(reply)
-        return kept
 
     async def run_forever(
         self,

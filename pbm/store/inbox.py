@@ -99,8 +99,13 @@ def take(session: Session, ids: Sequence[int]) -> set[int]:
     return {int(i) for i in session.execute(stmt).scalars()}
 
 
-def finish(session: Session, finished: Sequence[Finished], now: datetime) -> int:
-    """Mark rows ``done``, ``ignored`` or ``failed`` with one statement; how many were marked."""
+def finish(
+    session: Session, finished: Sequence[Finished], now: datetime, *, erase: bool = False
+) -> int:
+    """Mark rows ``done``, ``ignored`` or ``failed`` with one statement; how many were marked.
+
+    ``erase``: forget their raw mail at once (``server.keep_raw_days = 0``).
+    """
     for row in finished:
         if row.status not in STATUSES[1:]:
             raise ValueError(f"bad inbox status {row.status!r}")
@@ -117,6 +122,7 @@ def finish(session: Session, finished: Sequence[Finished], now: datetime) -> int
                 sa.bindparam("message_id", type_=sa.String), INBOX.c.message_id
             ),
             processed_by=sa.bindparam("processed_by"),
+            **({"raw": b""} if erase else {}),
         )
     )
     params = [{**row._asdict(), "processed_at": now} for row in finished]

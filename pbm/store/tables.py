@@ -84,7 +84,8 @@ class Game(SQLModel, table=True):
     options: dict[str, str] = Field(default_factory=dict, sa_type=sa.JSON, nullable=False)
     white: str = Field(foreign_key="players.userid", index=True)
     black: str = Field(foreign_key="players.userid", index=True)
-    status: str = Field(default="active", index=True)  # active | finished | cancelled
+    # waiting (a challenge not yet accepted) | active | finished | cancelled
+    status: str = Field(default="active", index=True)
     result: str | None = None  # "1-0" | "0-1" | "1/2-1/2"
     termination: str | None = None  # the game's (castle, checkmate...) or resign, forfeit...
     position: str = Field(sa_type=sa.Text)
@@ -100,6 +101,7 @@ class Game(SQLModel, table=True):
     undo_request_by: str | None = None
     cancel_request_by: str | None = None
     draw_offer_by: str | None = None  # a draw offered, waiting for the opponent's answer
+    challenger: str | None = None  # who challenged (None: the admin's board)
     clock_since: datetime | None = _utc_column(nullable=True)
     white_rating_before: int | None = None
     white_rating_after: int | None = None
@@ -231,6 +233,7 @@ class OutboxMessage(SQLModel, table=True):
     body: str = Field(sa_type=sa.Text)
     board: int | None = None
     reply_as: str | None = None
+    reply_key: str | None = None  # another reply context than the board (pbm.replies.Reply)
     in_reply_to: str | None = None
     message_id: str
     is_error: bool = False
@@ -267,9 +270,10 @@ class AnswerCount(SQLModel, table=True):
 
     __tablename__ = "answer_counts"
 
-    address: str = Field(primary_key=True)
+    address: str = Field(primary_key=True)  # lower case
     hour: datetime = Field(sa_type=UTCDateTime, primary_key=True)
-    count: int = 0
+    answers: int = 0  # every counted mail, errors included
+    errors: int = 0
 
 
 ALL_TABLES: tuple[str, ...] = (

@@ -1,21 +1,59 @@
-"""Accounts: sign up, change the password, change the address."""
+"""Accounts: sign up (confirmed by the address's owner), change the password or address.
+
+Anyone can write any address into a signup: the account stays ``pending``,
+able to do nothing, until a reply to the one confirmation mail sent to that
+address confirms it (``Confirm``); unconfirmed accounts are forgotten after
+``PENDING_DAYS`` (``expire_signups``). The admin's ``pbm player add`` makes
+accounts that are confirmed at once.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+from sqlmodel import Session
 
 from pbm import games
+from pbm.replies import Reply
 from pbm.usecases.auth import Actor, hash_password
-from pbm.usecases.boardmail import note
 from pbm.usecases.changes import AccountChange
 from pbm.usecases.moves import acting
 from pbm.usecases.refusals import BadRequest, UserExists, WrongPassword
+from pbm.usecases.text import note
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import Account, World
+from pbm.usecases.world import PLAYERS, Account, World
 
 USERID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,19}$")
-EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
+# One mailbox, no spaces, no control characters (it goes into To headers).
+EMAIL = re.compile(r"^[^@\s<>\x00-\x1f\x7f]+@[^@\s<>\x00-\x1f\x7f]+$")
+PENDING_DAYS = 7
+
+
+def account_nonce(account: Account) -> str:
+    """What makes an account's reply address its own: one signup, not a later one."""
+    return account.created_at.isoformat()
+
+
+def account_key(account: Account) -> str:
+    """``Reply.reply_key`` of mail whose reply acts for the account (``pbm.mail.addresses``)."""
+    return f"account:{account_nonce(account)}"
+
+
+def welcome(account: Account) -> Reply:
+    """The mail that says an account is ready."""
+    first = games.names()[0]
+    text = (
+        f"Your account {account.display} is ready. Start a game with: "
+        f"{first} challenge {account.display} OPPONENT. Help: help {first}."
+    )
+    return replace(
+        note(account.email, f"Welcome to pbm, {account.display}", text),
+        reply_as=account.userid,
+        reply_key=account_key(account),
+    )
 
 
 def check_password(password: str) -> None:
@@ -30,12 +68,16 @@ def check_email(email: str) -> None:
 
 @dataclass(frozen=True)
 class Signup:
-    """A new account; the welcome goes to ``email``."""
+    """A new account at ``email``: pending, and a mail there asks to confirm it.
+
+    ``confirmed``: the admin's, active at once (the welcome goes to ``email``).
+    """
 
     userid: str
     password: str
     email: str
     full_name: str = ""
+    confirmed: bool = False
     board = None
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
@@ -55,15 +97,41 @@ class Signup:
             full_name=self.full_name,
             password_hash=hash_password(self.password),
             created_at=world.now,
+            status="active" if self.confirmed else "pending",
         )
-        first = games.names()[0]
-        welcome = note(
-            self.email,
-            f"Welcome to pbm, {self.userid}",
-            f"Your account {self.userid} is ready. Start a game with: "
-            f"{first} challenge {self.userid} OPPONENT. Help: help {first}.",
+        if self.confirmed:
+            return Decision((welcome(account),), (AccountChange(None, account),))
+        text = (
+            f"Someone (you, we hope) signed up for the account {self.userid} with this "
+            "address. To confirm it, reply to this mail: any text will do. Until then the "
+            f"account can do nothing, and if it is not confirmed within {PENDING_DAYS} days "
+            "it is forgotten. If it was not you, just ignore this mail."
         )
-        return Decision((welcome,), (AccountChange(None, account),))
+        ask = replace(
+            note(self.email, f"pbm - confirm your account {self.userid}", text),
+            reply_as=account.userid,
+            reply_key=account_key(account),
+        )
+        return Decision((ask,), (AccountChange(None, account),))
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """The owner of the address replied to the confirmation mail: the account is active.
+
+    The reply address proved it (its token, checked by the mail side, is the
+    account's own); a second reply changes nothing.
+    """
+
+    userid: str
+    board = None
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        account = world.account(self.userid)
+        if account.active:
+            return Decision()
+        after = replace(account, status="active")
+        return Decision((welcome(after),), (AccountChange(account, after),))
 
 
 @dataclass(frozen=True)
@@ -104,3 +172,11 @@ class ChangeAddress:
         if old.lower() != self.email.lower():
             replies.append(note(old, "pbm - address changed", text))
         return Decision(replies, (AccountChange(me.account, after),))
+
+
+def expire_signups(session: Session, now: datetime) -> int:
+    """Forget the accounts whose signup was not confirmed within ``PENDING_DAYS``."""
+    stmt = sa.delete(PLAYERS).where(
+        PLAYERS.c.status == "pending", PLAYERS.c.created_at < now - timedelta(days=PENDING_DAYS)
+    )
+    return int(session.execute(stmt).rowcount)  # type: ignore[attr-defined]

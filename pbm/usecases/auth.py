@@ -27,13 +27,18 @@ import os
 from collections import OrderedDict
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from pbm.usecases.refusals import WrongPassword
+from pbm.usecases.changes import AccountChange, FailureChange
+from pbm.usecases.refusals import LockedOut, NotConfirmed, WrongPassword
+from pbm.usecases.text import fmt_time, note
 from pbm.usecases.world import Account, World
+
+HOUR = timedelta(hours=1)
 
 # argon2id, OWASP's first recommended configuration. The tests make it cheap;
 # a hash records its own parameters, so a cheaper one never weakens hashes
@@ -195,13 +200,77 @@ class Actor:
         return not isinstance(self.credentials, ByReply)
 
 
-def authenticate(world: World, who: Who, board: int | None, passwords: PasswordCheck) -> Actor:
-    """The ``Actor`` for ``who`` acting on ``board`` (None: no board); ``WrongPassword`` if not."""
+def authenticate(
+    world: World,
+    who: Who,
+    board: int | None,
+    passwords: PasswordCheck,
+    sender: str | None = None,
+) -> Actor:
+    """The ``Actor`` for ``who`` acting on ``board`` (None: no board); ``WrongPassword`` if not.
+
+    Wrong passwords are counted (``FailureChange``); after
+    ``limits.password_failures`` of them within ``limits.password_lockout_minutes``
+    password commands for the account are refused without being checked
+    (``LockedOut``, answered at most once an hour, but always to mail from the
+    account's own address: ``sender``) and the owner is told once. A reply
+    address keeps working all the while: its token is no password.
+    """
     account = world.account(who.userid)
     credentials = who.credentials
     if isinstance(credentials, Password):
-        if not passwords.verify(credentials.password, account.password_hash):
-            raise WrongPassword(f"Wrong password for {account.display}.")
+        owner = sender is not None and sender.lower() == account.email.lower()
+        _check_password(world, account, credentials.password, passwords, owner)
     elif isinstance(credentials, ByReply) and credentials.board != board:
         raise WrongPassword("This reply address does not let you do that; use your password.")
+    if not account.active and not isinstance(credentials, Admin):
+        raise NotConfirmed(
+            f"The account {account.display} is not confirmed yet: reply to the mail that "
+            "asked you to confirm it (it was sent to its address)."
+        )
     return Actor(account, credentials)
+
+
+def _check_password(
+    world: World, account: Account, password: str, passwords: PasswordCheck, owner: bool
+) -> None:
+    limits = world.config.limits
+    window = timedelta(minutes=limits.password_lockout_minutes)
+    now = world.now
+    failures = world.failures(account.userid, now - window)
+    if failures >= limits.password_failures:
+        locked = LockedOut(
+            f"Too many wrong passwords for {account.display}: password commands for this "
+            f"account are refused until {fmt_time(now + window)} at the earliest. Replies to "
+            "your board mails, which need no password, still work."
+        )
+        answered = account.lockout_answered_at
+        # The owner is told why each time (his address has its own limits);
+        # anyone else once an hour.
+        if not owner and answered is not None and now - answered < HOUR:
+            locked.silent = True
+        elif not owner:
+            after = replace(account, lockout_answered_at=now)
+            locked.changes = (AccountChange(account, after),)
+        raise locked
+    if passwords.verify(password, account.password_hash):
+        return
+    wrong = WrongPassword(f"Wrong password for {account.display}.")
+    wrong.changes = (FailureChange(account.userid, now),)
+    told = account.lockout_told_at
+    if failures + 1 >= limits.password_failures and (told is None or now - told >= window):
+        # The owner hears of it once, at his own address, whoever sent the guesses.
+        after = replace(account, lockout_told_at=now)
+        wrong.changes += (AccountChange(account, after),)
+        wrong.notices = (
+            note(
+                account.email,
+                "pbm - wrong passwords",
+                f"Someone sent {failures + 1} wrong passwords for your account "
+                f"{account.display} within {limits.password_lockout_minutes} minutes. Password "
+                f"commands for it are refused until {fmt_time(now + window)} at the earliest; "
+                "nothing was changed. Replies to your board mails need no password and still "
+                "work. If it was not you, change your password once the lock has passed.",
+            ),
+        )
+    raise wrong

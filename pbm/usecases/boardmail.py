@@ -15,7 +15,6 @@ final board, each player's rating change. Every line fits in 78 characters
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,9 +22,8 @@ from datetime import datetime
 from pbm.games import GameState, winner_of
 from pbm.replies import Reply
 from pbm.usecases.clocks import clock_state
+from pbm.usecases.text import WIDTH, fmt_time, wrap
 from pbm.usecases.world import Board
-
-WIDTH = 78
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +59,7 @@ class BoardView:
     options: Mapping[str, str]
     white: str
     black: str
-    status: str  # active | finished | cancelled
+    status: str  # waiting | active | finished | cancelled
     result: str | None
     termination: str | None
     state: GameState
@@ -77,6 +75,7 @@ class BoardView:
     forfeit_at: datetime | None = None
     clock_notes: Sequence[str] = field(default_factory=tuple)  # vacations, site pause
     rating_changes: Sequence[RatingChange] = field(default_factory=tuple)
+    waiting_for: str | None = None  # a challenge: the player who has yet to accept
 
     @property
     def players(self) -> tuple[str, str]:
@@ -96,34 +95,12 @@ class BoardView:
         return self.status == "finished" and self.result is not None and self.winner is None
 
 
-def fmt_time(t: datetime | None) -> str:
-    return "-" if t is None else t.strftime("%Y-%m-%d %H:%M UTC")
-
-
-def wrap(text: str, indent: str = "", width: int = WIDTH) -> list[str]:
-    """Wrap each paragraph of ``text`` to ``width``, prefixing ``indent``."""
-    lines: list[str] = []
-    for para in text.splitlines() or [""]:
-        if not para.strip():
-            lines.append(indent.rstrip())
-            continue
-        lines.extend(
-            textwrap.wrap(
-                para,
-                width=width,
-                initial_indent=indent,
-                subsequent_indent=indent,
-                break_long_words=True,
-                break_on_hyphens=False,
-            )
-        )
-    return lines
-
-
 def subject_status(view: BoardView) -> str:
     """``bob to move``, ``white wins``, ``cancelled``."""
     if view.status == "cancelled":
         return "cancelled"
+    if view.status == "waiting":
+        return f"waiting for {view.waiting_for} to accept"
     winner = view.winner
     if view.drawn:
         return "draw"
@@ -193,6 +170,8 @@ def _last_move(view: BoardView) -> list[str]:
 def _state_lines(view: BoardView) -> list[str]:
     if view.status == "cancelled":
         return ["This board was cancelled."]
+    if view.status == "waiting":
+        return wrap(f"The challenge waits for {view.waiting_for} to accept it.")
     winner = view.winner
     how = f" ({view.termination})" if view.termination else ""
     if view.drawn:
@@ -221,6 +200,13 @@ def _rating_lines(view: BoardView) -> list[str]:
 
 def _how_to_reply(view: BoardView, recipient: str | None) -> list[str]:
     g, b = view.game, view.board
+    if view.status == "waiting":
+        if recipient and recipient.lower() == (view.waiting_for or "").lower():
+            return wrap("To play, reply to this mail with accept; to refuse, reply with decline.")
+        return wrap(
+            f"Waiting for {view.waiting_for} to accept; to take the challenge back, "
+            "reply with cancel."
+        )
     if view.status != "active":
         return wrap(f"History: {g} history {b}. Show the board: {g} show {b}.")
     me = None
@@ -325,8 +311,13 @@ def board_view(board: Board, now: datetime) -> BoardView:
             away = [
                 v for v in board.vacations if v.userid == uid and v.starts_at <= now < v.ends_at
             ]
-            if away:
-                name = board.name(uid)
+            name = board.name(uid)
+            if any(v.kind == "bounce" for v in away):
+                notes.append(
+                    f"Mail to {name} bounces since {fmt_time(away[-1].starts_at)}: {name}'s "
+                    f"clock stands still until {name} writes to the server again."
+                )
+            elif away:
                 notes.append(
                     f"{name} is on vacation until {fmt_time(away[-1].ends_at)}: "
                     f"{name}'s clock stands still until then."
@@ -372,6 +363,7 @@ def board_view(board: Board, now: datetime) -> BoardView:
         forfeit_at=forfeit_at,
         clock_notes=notes,
         rating_changes=changes,
+        waiting_for=board.name(board.challenged) if board.challenged else None,
     )
 
 
@@ -407,12 +399,13 @@ def board_mails(board: Board, now: datetime, headline: str = "") -> list[Reply]:
             subject=subject,
             body=body,
             board=board.number,
-            reply_as=uid if seat is not None and board.status == "active" else None,
+            reply_as=uid if seat is not None and board.status in ("active", "waiting") else None,
+            counted=False,
         )
         for (uid, address), seat, (subject, body) in zip(readers, seats, mails, strict=True)
     ]
 
 
-def note(to: str, subject: str, text: str, board: int | None = None) -> Reply:
-    """A short mail of wrapped text."""
-    return Reply(to=to, subject=subject, body="\n".join(wrap(text)) + "\n", board=board)
+def follows(board: Board, address: str) -> bool:
+    """Whether ``address`` plays or follows ``board`` (its mail about it is not counted)."""
+    return any(a.lower() == address.lower() for _, a in audience(board))

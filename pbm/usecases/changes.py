@@ -12,12 +12,14 @@ rolls the command back and decides it again on fresh values.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 import sqlalchemy as sa
 from sqlmodel import Session
 
 from pbm.usecases.world import (
+    FAILURES,
     FOLLOWERS,
     GAMES,
     MOVES,
@@ -205,11 +207,11 @@ class AccountChange:
         return frozenset({account_key(self.after.userid)})
 
     def save(self, session: Session) -> None:
-        row = _fields(self.after)
+        row = _fields(self.after, without="bouncing")  # not a column: read from its stops
         if self.before is None:
             _execute(session, sa.insert(PLAYERS).values(row))
             return
-        before = _fields(self.before)
+        before = _fields(self.before, without="bouncing")
         changed = {k: v for k, v in row.items() if before[k] != v}
         if not changed:
             return
@@ -224,6 +226,21 @@ class AccountChange:
         )
         if _execute(session, stmt) != 1:
             raise Stale
+
+
+@dataclass(frozen=True)
+class FailureChange:
+    """A wrong password given for an account, remembered for its lockout."""
+
+    userid: str
+    failed_at: datetime
+
+    @property
+    def keys(self) -> frozenset[Key]:
+        return frozenset({("failures", self.userid)})
+
+    def save(self, session: Session) -> None:
+        session.execute(sa.insert(FAILURES).values(userid=self.userid, failed_at=self.failed_at))
 
 
 @dataclass(frozen=True)

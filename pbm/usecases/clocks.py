@@ -91,10 +91,8 @@ def clock_state(board: Board, now: datetime) -> ClockState:
     """The running clock of the player to move (vacations and pauses as loaded with it)."""
     since = board.clock_start
     to_move = board.player_at(board.state.to_move)
-    stops = [(v.starts_at, v.ends_at) for v in board.vacations if v.userid == to_move]
-    pauses = [p for p in board.pauses if p.ended_at is None or p.ended_at > since]
-    stops += [(p.started_at, p.ended_at or now) for p in pauses]
-    paused_since = next((p.started_at for p in pauses if p.ended_at is None), None)
+    stops = [s for s in board.stops(to_move, now) if s[1] > since]
+    paused_since = next((p.started_at for p in board.pauses if p.ended_at is None), None)
     running = running_time(since, now, stops)
     nag, forfeit = timedelta(days=board.nag_days), timedelta(days=board.forfeit_days)
     nth = nags_sent(since, board.last_nag_at, nag, stops) + 1

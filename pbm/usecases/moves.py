@@ -15,7 +15,7 @@ from datetime import datetime
 from pbm.games import RESIGN, GameState, IllegalMove, Outcome
 from pbm.replies import Reply
 from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import board_mails, wrap
+from pbm.usecases.boardmail import board_mails
 from pbm.usecases.changes import BoardChange
 from pbm.usecases.endings import finish
 from pbm.usecases.refusals import (
@@ -26,6 +26,7 @@ from pbm.usecases.refusals import (
     NotAPlayer,
     NotYourTurn,
 )
+from pbm.usecases.text import wrap
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import Board, PlayedMove, World
 
@@ -39,12 +40,20 @@ def acting(actor: Actor | None) -> Actor:
     return actor
 
 
-def seat_in_play(board: Board, actor: Actor) -> int:
-    """The actor's seat on a board in play; refused for anyone else or a board that ended."""
+def seat_in_play(board: Board, actor: Actor, *, waiting: bool = False) -> int:
+    """The actor's seat on a board in play; refused for anyone else or a board that ended.
+
+    ``waiting``: a challenge not yet accepted will do (to answer or take it back).
+    """
     seat = board.seat_of(actor.userid)
     if seat is None:
         raise NotAPlayer(f"{actor.display} does not play on board {board.number}.")
-    if board.status != "active":
+    if board.status == "waiting" and not waiting:
+        other = board.name(board.player_at(1 - (board.seat_of(board.challenger or "") or 0)))
+        raise GameOver(
+            f"Board {board.number} has not started: it waits for {other} to accept the challenge."
+        )
+    if board.status not in ("active", "waiting"):
         word = "cancelled" if board.status == "cancelled" else "over"
         raise GameOver(f"Board {board.number} is {word} ({board.result or board.status}).")
     return seat
@@ -268,6 +277,7 @@ def answer_from_queue(board: Board, theirs: PlayedMove, now: datetime) -> tuple[
             body="\n".join(lines) + "\n",
             board=board.number,
             reply_as=owner if board.status == "active" else None,
+            counted=False,
         )
     )
     return board, replies

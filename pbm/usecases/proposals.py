@@ -12,19 +12,22 @@ from dataclasses import dataclass, replace
 from pbm.games import AGREEMENT, Outcome
 from pbm.replies import Reply
 from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import board_mails, note, wrap
+from pbm.usecases.boardmail import board_mails
 from pbm.usecases.changes import BoardChange
 from pbm.usecases.endings import finish
 from pbm.usecases.moves import acting, seat_in_play
 from pbm.usecases.refusals import BadRequest, NotAPlayer
+from pbm.usecases.text import note, wrap
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import Board, World
+from pbm.usecases.world import Account, Board, World
 
 
 def _asking(board: Board, to: str, subject: str, text: str) -> Reply:
     """A request for the opponent ``to``, answerable by reply."""
     body = "\n".join(wrap(text)) + "\n"
-    return Reply(board.people[to].email, subject, body, board=board.number, reply_as=to)
+    return Reply(
+        board.people[to].email, subject, body, board=board.number, reply_as=to, counted=False
+    )
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,7 @@ class Undo:
                 title,
                 f"You asked {opp.display} to let you take back move {last.ply}.",
                 board.number,
+                counted=False,
             ),
         ]
         return Decision(replies, (BoardChange(board, after),))
@@ -75,9 +79,11 @@ class Cancel:
     def decide(self, world: World, actor: Actor | None) -> Decision:
         me = acting(actor)
         board = world.board(self.board)
-        seat = seat_in_play(board, me)
+        seat = seat_in_play(board, me, waiting=True)
         opp = board.people[board.player_at(1 - seat)]
         now = world.now
+        if board.status == "waiting" and board.challenger != me.userid and not me.is_admin:
+            return _declined(board, me, world)
         if board.ply == 0 or board.cancel_request_by == opp.userid or me.is_admin:
             after = replace(
                 board,
@@ -108,6 +114,7 @@ class Cancel:
                 title,
                 f"You asked {opp.display} to cancel board {board.number}.",
                 board.number,
+                counted=False,
             ),
         ]
         return Decision(replies, (BoardChange(board, after),))
@@ -147,6 +154,7 @@ class OfferDraw:
                 title,
                 f"You offered {opp.display} a draw on board {board.number}.",
                 board.number,
+                counted=False,
             ),
         ]
         return Decision(replies, (BoardChange(board, after),))
@@ -172,16 +180,48 @@ def _pending(board: Board, me: Actor) -> str:
     raise BadRequest(f"Nobody asked to take back a move on board {board.number}.")
 
 
+def _challenged(board: Board, me: Actor) -> None:
+    """Refused unless ``me`` is the player a waiting board's challenge is for."""
+    if board.challenger == me.userid:
+        raise NotAPlayer("Your opponent answers your challenge, not you.")
+
+
+def _declined(board: Board, me: Actor, world: World) -> Decision:
+    _challenged(board, me)
+    after = replace(board, status="cancelled", ended_at=world.now)
+    challenger = board.people[board.challenger or ""]
+    subject = f"{board.title()} - challenge declined"
+    text = f"{me.display} declined {challenger.display}'s challenge; board {board.number} is off."
+    return Decision(
+        _both(board, (challenger, me.account), subject, text), (BoardChange(board, after),)
+    )
+
+
+def _both(board: Board, people: tuple[Account, Account], subject: str, text: str) -> list[Reply]:
+    """The same note to both players of ``board`` (not counted: it is their board's mail)."""
+    return [note(p.email, subject, text, board.number, counted=False) for p in people]
+
+
 @dataclass(frozen=True)
 class Accept:
-    """Agree to what the opponent asked: the undo (his move is taken back) or the draw."""
+    """Agree to what the opponent asked: his challenge (the board starts), the undo (his
+    move is taken back) or the draw."""
 
     board: int
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
         me = acting(actor)
         board = world.board(self.board)
-        seat_in_play(board, me)
+        seat_in_play(board, me, waiting=True)
+        if board.status == "waiting":
+            _challenged(board, me)
+            after = replace(board, status="active", clock_since=world.now)
+            challenger = board.name(board.challenger or "")
+            headline = (
+                f"{me.display} accepted {challenger}'s challenge: board {board.number} starts."
+            )
+            replies = board_mails(after, world.now, headline)
+            return Decision(replies, (BoardChange(board, after),))
         if _pending(board, me) == "draw":
             return _agreed(board, me, world)
         requester = board.name(board.undo_request_by or "")
@@ -209,14 +249,17 @@ class Accept:
 
 @dataclass(frozen=True)
 class Reject:
-    """Refuse what the opponent asked: the move stands, or the game goes on."""
+    """Refuse what the opponent asked: his challenge (the board is off), or the undo (the
+    move stands) or the draw (the game goes on)."""
 
     board: int
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
         me = acting(actor)
         board = world.board(self.board)
-        seat_in_play(board, me)
+        seat_in_play(board, me, waiting=True)
+        if board.status == "waiting":
+            return _declined(board, me, world)
         if _pending(board, me) == "draw":
             asker = board.people[board.draw_offer_by or ""]
             after = replace(board, draw_offer_by=None)
@@ -227,8 +270,6 @@ class Reject:
             after = replace(board, undo_request_by=None)
             subject = f"{board.title()} - undo refused"
             text = f"{me.display} did not agree to take back the last move; it stands."
-        replies = [
-            note(asker.email, subject, text, board.number),
-            note(me.account.email, subject, text, board.number),
-        ]
-        return Decision(replies, (BoardChange(board, after),))
+        return Decision(
+            _both(board, (asker, me.account), subject, text), (BoardChange(board, after),)
+        )

@@ -42,7 +42,7 @@ class BoardSummary:
     result: str | None
     termination: str | None
     ply: int
-    to_move: str | None
+    to_move: str | None  # an active board's player to move; a waiting one's challenged player
     created_at: datetime
     last_move_at: datetime | None
 
@@ -73,9 +73,12 @@ def summaries(
     userid: str | None = None,
     game: str | None = None,
 ) -> list[BoardSummary]:
-    """Boards by number: of ``status`` (None or ``all``: any), of a player, of a game."""
+    """Boards by number: of ``status`` (None or ``all``: any; ``open``: waiting or
+    active), of a player, of a game."""
     stmt = sa.select(GAMES).order_by(GAMES.c.board)
-    if status not in (None, "all"):
+    if status == "open":
+        stmt = stmt.where(GAMES.c.status.in_(("waiting", "active")))
+    elif status not in (None, "all"):
         stmt = stmt.where(GAMES.c.status == status)
     if game is not None:
         stmt = stmt.where(GAMES.c.game == rules_of(game).name)
@@ -90,6 +93,8 @@ def summaries(
         if g.status == "active":
             seat = rules_of(g.game).load(g.position).to_move
             to_move = names[(g.white, g.black)[seat]]
+        elif g.status == "waiting":
+            to_move = names[g.black if g.challenger == g.white else g.white]
         out.append(
             BoardSummary(
                 board=g.board,

@@ -12,10 +12,10 @@ from dataclasses import dataclass, replace
 from pbm.games import BadNotation, GameState, IllegalMove
 from pbm.replies import Reply
 from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import note, wrap
 from pbm.usecases.changes import BoardChange
 from pbm.usecases.moves import acting, seat_in_play
 from pbm.usecases.refusals import BadRequest, NotYourTurn
+from pbm.usecases.text import note, wrap
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import Queued, World
 
@@ -44,7 +44,7 @@ class Queue:
                 raise BadRequest(f"You have no queued moves on board {board.number}.")
             after = replace(board, queue=tuple(q for q in board.queue if q.userid != me.userid))
             text = f"Your {len(mine)} queued move(s) on board {board.number} are forgotten."
-            reply = note(me.account.email, title, text, board.number)
+            reply = note(me.account.email, title, text, board.number, counted=False)
             return Decision((reply,), (BoardChange(board, after),))
         state = board.state
         if state.to_move == seat:
@@ -80,6 +80,7 @@ class Queue:
             body="\n".join(lines) + "\n",
             board=board.number,
             reply_as=me.userid,
+            counted=False,
         )
         return Decision((reply,), (BoardChange(board, after),))
 

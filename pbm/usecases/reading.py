@@ -7,10 +7,16 @@ from dataclasses import dataclass
 from pbm import ratings as elo
 from pbm.replies import Reply
 from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import board_subject, board_view, render_board_mail, wrap
+from pbm.usecases.boardmail import board_subject, board_view, follows, render_board_mail
 from pbm.usecases.queries import rating_lines, summaries
+from pbm.usecases.text import wrap
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import World, rules_of
+from pbm.usecases.world import Board, World, rules_of
+
+
+def _answer(board: Board, to: str, subject: str, body: str) -> Reply:
+    """An answer about a board: counted unless ``to`` plays or follows it."""
+    return Reply(to, subject, body, board=board.number, counted=not follows(board, to))
 
 
 @dataclass(frozen=True)
@@ -23,7 +29,7 @@ class Show:
     def decide(self, world: World, actor: Actor | None) -> Decision:
         board = world.board(self.board)
         subject, body = render_board_mail(board_view(board, world.now))
-        return Decision((Reply(to=self.to, subject=subject, body=body, board=board.number),))
+        return Decision((_answer(board, self.to, subject, body),))
 
 
 @dataclass(frozen=True)
@@ -34,7 +40,8 @@ class History:
     to: str
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
-        view = board_view(world.board(self.board), world.now)
+        board = world.board(self.board)
+        view = board_view(board, world.now)
         lines = [f"{view.title} Board {view.board}: {view.white} vs {view.black}", ""]
         if not view.moves:
             lines.append("No moves yet.")
@@ -48,7 +55,7 @@ class History:
                 lines.extend(wrap(m.comment.strip(), indent="        > "))
         body = "\n".join(line.rstrip() for line in lines) + "\n"
         subject = board_subject(view, "history")
-        return Decision((Reply(to=self.to, subject=subject, body=body, board=view.board),))
+        return Decision((_answer(board, self.to, subject, body),))
 
 
 @dataclass(frozen=True)
@@ -69,7 +76,7 @@ class LegalMoves:
             lines = ["No legal moves: the game is over."]
         body = "\n".join(lines) + "\n"
         subject = board_subject(view, "legal moves")
-        return Decision((Reply(to=self.to, subject=subject, body=body, board=board.number),))
+        return Decision((_answer(board, self.to, subject, body),))
 
 
 @dataclass(frozen=True)
@@ -85,10 +92,14 @@ class ActiveBoards:
         if self.game is not None:
             rules_of(self.game)
         who = f" of {world.account(self.userid).display}" if self.userid else ""
-        boards = summaries(world.session, "active", self.userid, self.game)
+        boards = summaries(world.session, "open", self.userid, self.game)
         lines = [
             f"Board {b.board:>5}  {b.game} {b.variant:<8}  {b.white} - {b.black}  "
-            f"move {b.ply + 1}, {b.to_move} to move"
+            + (
+                f"move {b.ply + 1}, {b.to_move} to move"
+                if b.status == "active"
+                else f"waiting for {b.to_move} to accept"
+            )
             for b in boards
         ] or ["No active boards."]
         body = "\n".join(line[:78] for line in lines) + "\n"

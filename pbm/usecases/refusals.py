@@ -7,19 +7,36 @@ sentence or two, from the layer that knows why, ready to be mailed.
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import Any, NoReturn
 
 
 class Refused(ValueError):
-    """A refused command; ``message`` says why, in words for a player."""
+    """A refused command; ``message`` says why, in words for a player.
+
+    A refusal changes nothing the command asked for, but may have to be
+    remembered: ``changes`` are written with its answer (a wrong password is
+    counted), ``notices`` are mails to others (the owner of an account under
+    attack), and ``silent`` holds the answer back (said once an hour is enough).
+    """
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+        self.changes: tuple[Any, ...] = ()
+        self.notices: tuple[Any, ...] = ()
+        self.silent = False
 
 
 class WrongPassword(Refused):
     """Bad password, or a reply address that does not allow this."""
+
+
+class LockedOut(WrongPassword):
+    """Too many wrong passwords lately: password commands are refused unchecked."""
+
+
+class NotConfirmed(Refused):
+    """An account whose signup its address has not confirmed yet can do nothing."""
 
 
 class UnknownPlayer(Refused):

@@ -6,10 +6,11 @@ from dataclasses import dataclass, replace
 
 from pbm.replies import Reply
 from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import audience, board_view, note, render_board_mail, wrap
+from pbm.usecases.boardmail import audience, board_view, render_board_mail
 from pbm.usecases.changes import BoardChange
 from pbm.usecases.moves import acting
 from pbm.usecases.refusals import BadRequest, NotAPlayer
+from pbm.usecases.text import note, wrap
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import Follower, World
 
@@ -40,6 +41,7 @@ class Chat:
                 body=body + "\n",
                 board=board.number,
                 reply_as=uid if uid and board.seat_of(uid) is not None else None,
+                counted=False,
             )
             for uid, address in readers
             if uid != me.userid
@@ -67,7 +69,9 @@ class Subscribe:
         )
         view = board_view(after, world.now)
         subject, body = render_board_mail(view, None, f"You now follow board {board.number}.")
-        reply = Reply(to=me.account.email, subject=subject, body=body, board=board.number)
+        reply = Reply(
+            to=me.account.email, subject=subject, body=body, board=board.number, counted=False
+        )
         return Decision((reply,), (BoardChange(board, after),))
 
 
@@ -88,5 +92,6 @@ class Unsubscribe:
             f"{board.title()} - unsubscribed",
             f"You no longer follow board {board.number}.",
             board.number,
+            counted=False,
         )
         return Decision((told,), (BoardChange(board, after),))

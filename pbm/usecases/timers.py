@@ -15,11 +15,12 @@ import sqlalchemy as sa
 from pbm.games import FORFEIT, Outcome
 from pbm.replies import Reply
 from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import board_mails, board_view, fmt_time, render_board_mail
+from pbm.usecases.boardmail import board_mails, board_view, render_board_mail
 from pbm.usecases.changes import BoardChange, PauseChange
 from pbm.usecases.clocks import clock_state
 from pbm.usecases.endings import finish
 from pbm.usecases.refusals import BadRequest
+from pbm.usecases.text import fmt_time
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import GAMES, Pause, World, board_of_row, load_pauses, load_vacations
 
@@ -63,6 +64,7 @@ class RunClock:
                 body=body,
                 board=board.number,
                 reply_as=late.userid,
+                counted=False,
             )
             return Decision((nag,), (BoardChange(board, after),))
         return Decision()

@@ -30,11 +30,12 @@ from sqlmodel import Session
 
 from pbm.replies import Reply
 from pbm.store import inbox, outbox
+from pbm.usecases import limits
 from pbm.usecases.auth import Actor, Password, Who, authenticate, hash_password, needs_rehash
-from pbm.usecases.changes import AccountChange, Change, Stale
+from pbm.usecases.changes import AccountChange, Change, Stale, VacationChange
 from pbm.usecases.refusals import AlreadyProcessed, BoardChanged, Refused
 from pbm.usecases.site import Site
-from pbm.usecases.world import Key, World
+from pbm.usecases.world import OPEN_END, Key, World
 
 ATTEMPTS = 3  # decisions of one command, before it is refused as too contended
 
@@ -109,8 +110,10 @@ def decide(site: Site, world: World, request: Request, actor: Actor | None = Non
     with world.reading() as reads:
         try:
             if actor is None and request.who is not None:
-                actor = authenticate(world, request.who, request.action.board, site.passwords)
-            decision: Decision | Refused = _rehashed(request.action.decide(world, actor), actor)
+                who, board = request.who, request.action.board
+                actor = authenticate(world, who, board, site.passwords, request.sender)
+            decided = _rehashed(request.action.decide(world, actor), actor)
+            decision: Decision | Refused = _address_works(decided, world, actor)
         except Refused as exc:
             decision = exc
     return Decided(request, actor, decision, reads)
@@ -129,6 +132,19 @@ def _rehashed(decision: Decision, actor: Actor | None) -> Decision:
         return decision  # the decision changes the account itself (a new password, say)
     new = replace(account, password_hash=hash_password(actor.credentials.password))
     return replace(decision, changes=(AccountChange(account, new), *decision.changes))
+
+
+def _address_works(decision: Decision, world: World, actor: Actor | None) -> Decision:
+    """The decision, and the end of its actor's bounce (``pbm.usecases.bounces``): he
+    wrote, so his address works again."""
+    if actor is None or not actor.account.bouncing:
+        return decision
+    ended = [
+        VacationChange(v, replace(v, ends_at=world.now))
+        for v in world.vacations(actor.userid)
+        if v.kind == "bounce" and v.ends_at >= OPEN_END
+    ]
+    return replace(decision, changes=(*decision.changes, *ended))
 
 
 def world_for(site: Site, session: Session, requests: Sequence[Request]) -> World:
@@ -165,27 +181,45 @@ def write(
     session: Session,
     decided: Sequence[Decided],
     world: World | None = None,
-    screen: Callable[[Session, Sequence[Reply]], Sequence[Reply]] | None = None,
 ) -> list[Outcome]:
     """Carry out decided requests in the caller's write transaction, in order.
 
     ``world``: the write transaction's own (if the requests were decided on
     it); otherwise one is made, for the requests that must be decided again.
-    ``screen`` may hold back replies (the site's limits on automatic mail).
+    Replies pass the site's limits on automatic mail (``pbm.usecases.limits``).
     """
-    now = site.clock()
-    world = world or World(session, site.config, now, lock=True)
-    written: set[Key] = set()
-    outcomes = []
-    for item in decided:
+    return Writer(site, session, world).write(decided)
+
+
+class Writer:
+    """``write`` in parts: requests written in one transaction, call after call.
+
+    What an earlier call wrote is known to the later ones (a decision that
+    read it is decided again), so a caller can stop between calls (the inbox
+    worker's time budget) and commit what it has.
+    """
+
+    def __init__(self, site: Site, session: Session, world: World | None = None) -> None:
+        self.site = site
+        self.session = session
+        self.now = site.clock()
+        self.world = world or World(session, site.config, self.now, lock=True)
+        self.written: set[Key] = set()
+
+    def write(self, decided: Sequence[Decided]) -> list[Outcome]:
+        """Write ``decided``, in order; their outcomes."""
+        return [self._write(item) for item in decided]
+
+    def _write(self, item: Decided) -> Outcome:
+        site, session, world, now = self.site, self.session, self.world, self.now
         current = item
-        stale = bool(current.reads & written)
+        stale = bool(current.reads & self.written)
         for _ in range(ATTEMPTS):
             if stale:  # decide again, on values read in this transaction
                 world.forget(current.reads)
                 current = decide(site, world, item.request)
             try:
-                outcome = _write_one(site, session, current, now, screen)
+                outcome = _write_one(site, session, current, now)
                 break
             except (Stale, IntegrityError):
                 stale = True
@@ -195,21 +229,15 @@ def write(
                 "done. Look at the board and send your command again."
             )
             current = Decided(item.request, None, contended, current.reads)
-            outcome = _write_one(site, session, current, now, screen)
-        if isinstance(current.decision, Decision) and not outcome.already_done:
-            written |= current.decision.keys
-            world.forget(current.decision.keys)
-        outcomes.append(outcome)
-    return outcomes
+            outcome = _write_one(site, session, current, now)
+        if not outcome.already_done:
+            keys = _keys(current.decision)
+            self.written |= keys
+            world.forget(keys)
+        return outcome
 
 
-def _write_one(
-    site: Site,
-    session: Session,
-    item: Decided,
-    now: datetime,
-    screen: Callable[[Session, Sequence[Reply]], Sequence[Reply]] | None,
-) -> Outcome:
+def _write_one(site: Site, session: Session, item: Decided, now: datetime) -> Outcome:
     """Write one decided request in a savepoint of its own: all of it, or nothing.
 
     Raises ``Stale`` (or the database's ``IntegrityError``) when a change finds
@@ -225,14 +253,17 @@ def _write_one(
                 outcome.refused = decision
                 if request.answer_refusal is None:
                     raise _Undo
-                replies = tuple(request.answer_refusal(decision))
+                for change in decision.changes:  # what a refusal must remember
+                    change.save(session)
+                replies = tuple(decision.notices)
+                if not decision.silent:
+                    replies += tuple(request.answer_refusal(decision))
             else:
                 for change in decision.changes:
                     change.save(session)
                 replies = tuple(decision.replies)
-            outcome.replies = _threaded(replies, request)
-            if screen is not None:
-                outcome.replies = tuple(screen(session, outcome.replies))
+            replies = _threaded(replies, request)
+            outcome.replies = tuple(limits.screen(session, replies, now, site.config.limits))
             outcome.outbox_ids = outbox.enqueue(
                 session, outcome.replies, site.mail_domain, now, site.due(now)
             )
@@ -241,6 +272,12 @@ def _write_one(
     except _Undo:
         pass
     return outcome
+
+
+def _keys(decision: Decision | Refused) -> frozenset[Key]:
+    """What a decision (or a refusal that remembers something) writes."""
+    changes: Sequence[Change] = decision.changes
+    return frozenset(k for change in changes for k in change.keys)
 
 
 def _threaded(replies: Sequence[Reply], request: Request) -> tuple[Reply, ...]:

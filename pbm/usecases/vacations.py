@@ -6,10 +6,10 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import fmt_time, note
 from pbm.usecases.changes import Change, VacationChange
 from pbm.usecases.moves import acting
 from pbm.usecases.refusals import BadRequest, NoVacationLeft, WrongPassword
+from pbm.usecases.text import fmt_time, note
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import Away, World
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -29,6 +29,7 @@ from pbm.games import Game, GameState
 from pbm.store.tables import (
     ClockPause,
     Move,
+    PasswordFailure,
     Player,
     QueuedMove,
     Rating,
@@ -48,7 +49,11 @@ FOLLOWERS = table(Subscription)
 QUEUE = table(QueuedMove)
 RATINGS = table(Rating)
 VACATIONS = table(Vacation)
+FAILURES = table(PasswordFailure)
 PAUSES = table(ClockPause)
+
+# The end of a stop with no end yet (a bounce: until the player writes again).
+OPEN_END = datetime(9999, 1, 1, tzinfo=UTC)
 
 # What a decision read or a change wrote: ("board", 12), ("account", "alice").
 Key = tuple[str, object]
@@ -74,7 +79,13 @@ def rules_of(name: str) -> Game:
 
 @dataclass(frozen=True, slots=True)
 class Account:
-    """A player account; ``userid`` is the lower-case key, ``display`` as signed up."""
+    """A player account; ``userid`` is the lower-case key, ``display`` as signed up.
+
+    ``status``: ``pending`` until the owner of the address confirms the signup,
+    then ``active``. ``reset_nonce`` makes a password reset address usable
+    once. ``lockout_told_at``/``lockout_answered_at``: when the owner was told
+    of wrong passwords, when a refusal of the locked account was answered.
+    """
 
     userid: str
     display: str
@@ -82,6 +93,15 @@ class Account:
     full_name: str
     password_hash: str
     created_at: datetime
+    status: str = "active"
+    reset_nonce: str | None = None
+    lockout_told_at: datetime | None = None
+    lockout_answered_at: datetime | None = None
+    bouncing: bool = False  # mail to his address bounces (``pbm.usecases.bounces``)
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +177,7 @@ class Standing:
 class Board:
     """One board and everything around it, as values.
 
-    The fields up to ``draw_offer_by`` are the ``games`` row (``number`` is its
+    The fields up to ``challenger`` are the ``games`` row (``number`` is its
     ``board`` column, the others have their column's name); ``version`` is
     bumped by every change (the compare-and-set of ``pbm.usecases.changes``)
     and is never set by a decision.
@@ -169,7 +189,7 @@ class Board:
     options: Mapping[str, str]
     white: str
     black: str
-    status: str  # active | finished | cancelled
+    status: str  # waiting (a challenge) | active | finished | cancelled
     result: str | None
     termination: str | None
     position: str
@@ -190,6 +210,7 @@ class Board:
     black_rating_before: int | None
     black_rating_after: int | None
     draw_offer_by: str | None
+    challenger: str | None
     # Loaded with it:
     moves: tuple[PlayedMove, ...] = ()
     followers: tuple[Follower, ...] = ()
@@ -223,6 +244,13 @@ class Board:
     def player_at(self, seat: int) -> str:
         return self.players[seat]
 
+    @property
+    def challenged(self) -> str | None:
+        """While the board waits: the player who has yet to accept the challenge."""
+        if self.status != "waiting" or self.challenger is None:
+            return None
+        return self.black if self.challenger == self.white else self.white
+
     def name(self, userid: str) -> str:
         """How a player is named in mail: as he signed up."""
         account = self.people.get(userid)
@@ -231,6 +259,17 @@ class Board:
     def title(self) -> str:
         """The game's title and the board's number: ``<Title> Board 12``."""
         return f"{self.rules.title} Board {self.number}"
+
+    def stops(self, userid: str, now: datetime) -> list[tuple[datetime, datetime]]:
+        """The spans ``userid``'s clock stood still on this board up to ``now``: his
+        vacations and bounces (one still open ends at ``now``) and the site's pauses."""
+        stops = [
+            (v.starts_at, now if v.ends_at >= OPEN_END else v.ends_at)
+            for v in self.vacations
+            if v.userid == userid
+        ]
+        stops += [(p.started_at, p.ended_at or now) for p in self.pauses]
+        return stops
 
     @property
     def clock_start(self) -> datetime:
@@ -264,6 +303,17 @@ def load_accounts(session: Session, userids: Iterable[str]) -> dict[str, Account
         PLAYERS.c.full_name,
         PLAYERS.c.password_hash,
         PLAYERS.c.created_at,
+        PLAYERS.c.status,
+        PLAYERS.c.reset_nonce,
+        PLAYERS.c.lockout_told_at,
+        PLAYERS.c.lockout_answered_at,
+        sa.exists()
+        .where(
+            VACATIONS.c.userid == PLAYERS.c.userid,
+            VACATIONS.c.kind == "bounce",
+            VACATIONS.c.ends_at == OPEN_END,
+        )
+        .label("bouncing"),
     ).where(_in(PLAYERS.c.userid, wanted))
     return {row.userid: Account(*row) for row in session.execute(stmt)}
 
@@ -497,6 +547,14 @@ class World:
         self.reads.add(account_key(userid))
         found = load_vacations(self.session, [userid.lower()])
         return tuple(sorted(found, key=lambda v: v.starts_at))
+
+    def failures(self, userid: str, since: datetime) -> int:
+        """Wrong passwords given for ``userid`` since ``since``."""
+        self.reads.add(("failures", userid.lower()))
+        stmt = sa.select(sa.func.count()).where(
+            FAILURES.c.userid == userid.lower(), FAILURES.c.failed_at > since
+        )
+        return int(self.session.execute(stmt).scalar() or 0)
 
     def pauses(self) -> tuple[Pause, ...]:
         """Every site-wide clock pause."""

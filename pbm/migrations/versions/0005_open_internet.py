@@ -8,9 +8,12 @@
 - ``password_failures``: one row per wrong password, kept for the lockout time.
 - ``answer_counts``: automatic mails per address and hour (the answer limit
   reads this small table, not the outbox).
+- ``games.challenger``: who challenged; such a board ``waiting`` until the
+  other accepts.
 - ``vacations.kind``: ``vacation``, or ``bounce`` for the time a player's
   address bounced (his clocks stand still then too).
-- ``outbox.reply_to`` goes: the Reply-To is made when a message is built.
+- ``outbox.reply_to`` goes: the Reply-To is made when a message is built;
+  ``outbox.reply_key`` names its context when it is not the board.
 
 Revision ID: 0005
 Revises: 0004
@@ -49,12 +52,15 @@ def upgrade() -> None:
         "answer_counts",
         sa.Column("address", sa.String(), primary_key=True),
         sa.Column("hour", sa.DateTime(timezone=True), primary_key=True),
-        sa.Column("count", sa.Integer(), nullable=False),
+        sa.Column("answers", sa.Integer(), nullable=False),
+        sa.Column("errors", sa.Integer(), nullable=False),
     )
     with op.batch_alter_table("vacations") as batch:
         batch.add_column(sa.Column("kind", sa.String(), nullable=False, server_default="vacation"))
+    op.add_column("games", sa.Column("challenger", sa.String(), nullable=True))
     with op.batch_alter_table("outbox") as batch:
         batch.drop_column("reply_to")
+        batch.add_column(sa.Column("reply_key", sa.String(), nullable=True))
     op.create_index("ix_inbox_processed_at", "inbox", ["processed_at"])
     op.create_index("ix_processed_messages_processed_at", "processed_messages", ["processed_at"])
 
@@ -63,7 +69,10 @@ def downgrade() -> None:
     op.drop_index("ix_processed_messages_processed_at", "processed_messages")
     op.drop_index("ix_inbox_processed_at", "inbox")
     with op.batch_alter_table("outbox") as batch:
+        batch.drop_column("reply_key")
         batch.add_column(sa.Column("reply_to", sa.String(), nullable=True))
+    with op.batch_alter_table("games") as batch:
+        batch.drop_column("challenger")
     with op.batch_alter_table("vacations") as batch:
         batch.drop_column("kind")
     op.drop_table("answer_counts")
