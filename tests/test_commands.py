@@ -517,8 +517,9 @@ def test_reply_mode_finds_a_bare_move_only_when_the_game_says_it_looks_like_one(
         parse_reply("Thanks for the game", anything)
 
 
-def test_a_classic_line_is_no_reply_command() -> None:
-    assert parse_reply("accasta move 12 bob pw a1-b1", ACCASTA.looks_like_move) is None
+def test_a_whole_command_is_read_in_a_reply_too() -> None:
+    found = parse_reply("accasta move 12 bob pw a1-b1", ACCASTA.looks_like_move)
+    assert found is not None and found.game == "accasta" and not found.in_reply
 
 
 # --- what a line is built into: the use case and who asks --------------------------------

@@ -20,16 +20,18 @@ from pbm import commands, games
 from pbm.commands import CommandError, Parsed
 from pbm.commands.grammar import mask
 from pbm.config import Config
-from pbm.mail.addresses import BOARD, TokenAddress
+from pbm.mail.addresses import BOARD_KINDS, CHAT, FOLLOW, TokenAddress
 from pbm.mail.bounces import report_for
 from pbm.mail.inbound import Inbound, read_message
 from pbm.mail.quotes import command_candidates, subject_command_text
 from pbm.replies import Reply
-from pbm.usecases.accounts import Confirm, account_nonce
-from pbm.usecases.auth import Who
+from pbm.usecases.accounts import Confirm
+from pbm.usecases.readers import account_nonce
+from pbm.usecases.auth import ByReply, Who
 from pbm.usecases.bounces import Bounced
-from pbm.usecases.reading import Answer
-from pbm.usecases.refusals import BadRequest, Refuse, Refused, WrongPassword
+from pbm.usecases.reading import Answer, NoCommand
+from pbm.usecases.talk import Chat
+from pbm.usecases.refusals import BadRequest, NotAPlayer, Refuse, Refused, WrongPassword
 from pbm.usecases.text import wrap
 from pbm.usecases.unit import Action, Request
 from pbm.usecases.world import Account
@@ -113,7 +115,7 @@ def find_commands(mail: Mail, env: Env) -> None:
     inbound = mail.inbound
     assert inbound is not None
     token = inbound.token
-    if token is not None and token.kind != BOARD:
+    if token is not None and token.kind not in BOARD_KINDS:
         if _account_reply(mail, env, token):
             return
         token = None  # an active account's reply: read like mail to the server's address
@@ -134,8 +136,14 @@ def find_commands(mail: Mail, env: Env) -> None:
         )
         mail.settle("done", "wrong reply token")
         return
+    if not lines and token is not None and token.kind == CHAT and comment.strip():
+        # A reply to a chat that holds no command is chat back.
+        assert token.board is not None
+        chat = Chat(token.board, comment)
+        mail.requests.append(reading.acting(chat, Who(token.userid, ByReply(token.board)), mid))
+        return
     if not lines:
-        mail.requests.append(reading.no_command(mid))
+        mail.requests.append(reading.no_command(mid, comment))
         mail.settle("done", "no command")
         return
     for i, line in enumerate(lines[:limit]):
@@ -232,26 +240,37 @@ class _Reading:
                 str(found) if found else f"{line!r} is not a command. Send 'help' for the commands."
             )
             return self.refused(BadRequest(why), line, key, board)
+        if self.token is not None and self.token.kind == FOLLOW:
+            name = found.command.words[0]
+            if name not in FOLLOWER_COMMANDS and found.in_reply:
+                why = (
+                    f"A follower's reply can only {', '.join(FOLLOWER_COMMANDS)}; the moves on "
+                    f"board {board} are its players'."
+                )
+                return self.refused(NotAPlayer(why), line, key, board)
         ctx = commands.Context(
             sender=self.inbound.sender,
             comment=comment,
             message_id=key,
             game=found.game,
-            reply_board=board,
-            reply_userid=self.token.userid if self.token is not None else None,
+            reply_board=board if found.in_reply else None,
+            reply_userid=self.token.userid if self.token is not None and found.in_reply else None,
         )
         action, who = found.build(ctx)
         return self._request(action, who, mask(line, found.secrets), key, action.board)
 
-    def no_command(self, key: str | None) -> Request:
+    def no_command(self, key: str | None, text: str = "") -> Request:
         """A mail with no command: what is wrong with what it tried, or the help."""
         inbound = self.inbound
-        if self.token is not None:
-            why = (
-                "Your reply had no command. Write your move (or resign, show, history, "
-                "moves, undo, accept, reject, chat) on the first line."
-            )
-            return self.refused(BadRequest(why), "", key)
+        if self.token is not None and self.token.board is not None:
+            board = self.token.board
+            lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+            for line in lines:  # a line that tried to be a command, and what is wrong with it
+                found = self.read(line)
+                if isinstance(found, CommandError):
+                    return self.refused(BadRequest(str(found)), mask(line, found.secrets), key, board)
+            action = NoCommand(board, self.token.userid, lines[0] if lines else "")
+            return self._request(action, None, "", key, board)
         # A malformed command in a subject the sender typed (not "Re: <our subject>"),
         # then in the body, is explained and quoted; help is for mail with none at all.
         typed = subject_command_text(inbound.subject)
@@ -263,6 +282,10 @@ class _Reading:
                 return self.refused(BadRequest(str(found)), mask(line, found.secrets), key)
         help_action = Answer(inbound.sender, "pbm - help", commands.help_text())
         return self._request(help_action, None, "", key, None)
+
+    def acting(self, action: Action, who: Who, key: str | None) -> Request:
+        """The request of an action found otherwise than on a command line."""
+        return self._request(action, who, "", key, action.board)
 
     def refused(
         self, error: Refused, line: str, key: str | None, board: int | None = None
@@ -281,6 +304,10 @@ class _Reading:
             message_id=key,
             answer_refusal=lambda error: [error_reply(sender, error.message, line, board)],
         )
+
+
+# What a reply to a follower's mail may ask for.
+FOLLOWER_COMMANDS = ("unsubscribe", "chat", "show", "history", "moves")
 
 
 def _any_move(word: str) -> bool:

@@ -23,6 +23,7 @@ from pbm.usecases.changes import AccountChange
 from pbm.usecases.moves import acting
 from pbm.usecases.refusals import BadRequest, UserExists, WrongPassword
 from pbm.usecases.text import note
+from pbm.usecases.readers import account_reply_key
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import PLAYERS, Account, World
 
@@ -30,16 +31,6 @@ USERID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,19}$")
 # One mailbox, no spaces, no control characters (it goes into To headers).
 EMAIL = re.compile(r"^[^@\s<>\x00-\x1f\x7f]+@[^@\s<>\x00-\x1f\x7f]+$")
 PENDING_DAYS = 7
-
-
-def account_nonce(account: Account) -> str:
-    """What makes an account's reply address its own: one signup, not a later one."""
-    return account.created_at.isoformat()
-
-
-def account_key(account: Account) -> str:
-    """``Reply.reply_key`` of mail whose reply acts for the account (``pbm.mail.addresses``)."""
-    return f"account:{account_nonce(account)}"
 
 
 def welcome(account: Account) -> Reply:
@@ -52,7 +43,7 @@ def welcome(account: Account) -> Reply:
     return replace(
         note(account.email, f"Welcome to pbm, {account.display}", text),
         reply_as=account.userid,
-        reply_key=account_key(account),
+        reply_key=account_reply_key(account),
     )
 
 
@@ -110,7 +101,7 @@ class Signup:
         ask = replace(
             note(self.email, f"pbm - confirm your account {self.userid}", text),
             reply_as=account.userid,
-            reply_key=account_key(account),
+            reply_key=account_reply_key(account),
         )
         return Decision((ask,), (AccountChange(None, account),))
 
