@@ -113,7 +113,7 @@ def test_reminder_and_forfeit_by_pbm_tick(server: PbmServer, sink: Sink) -> None
     out = server.pbm("tick", "--now", iso(started + timedelta(days=26, hours=1)))
     assert out.startswith("1 board")
     for who in (ALICE, BOB):
-        final = sink.wait_for(who, f"Accasta Board {board} - black wins")
+        final = sink.wait_for(who, f"Accasta Board {board} - Black wins")
         text = flat(body_of(final))
         assert "alice did not move for 21 days" in text
         assert "bob (Black) wins (forfeit)" in text

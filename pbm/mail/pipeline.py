@@ -26,12 +26,12 @@ from pbm.mail.inbound import Inbound, read_message
 from pbm.mail.quotes import command_candidates, subject_command_text
 from pbm.replies import Reply
 from pbm.usecases.accounts import Confirm
-from pbm.usecases.readers import account_nonce
 from pbm.usecases.auth import ByReply, Who
 from pbm.usecases.bounces import Bounced
+from pbm.usecases.readers import account_nonce
 from pbm.usecases.reading import Answer, NoCommand
-from pbm.usecases.talk import Chat
 from pbm.usecases.refusals import BadRequest, NotAPlayer, Refuse, Refused, WrongPassword
+from pbm.usecases.talk import Chat
 from pbm.usecases.text import wrap
 from pbm.usecases.unit import Action, Request
 from pbm.usecases.world import Account
@@ -268,7 +268,9 @@ class _Reading:
             for line in lines:  # a line that tried to be a command, and what is wrong with it
                 found = self.read(line)
                 if isinstance(found, CommandError):
-                    return self.refused(BadRequest(str(found)), mask(line, found.secrets), key, board)
+                    return self.refused(
+                        BadRequest(str(found)), mask(line, found.secrets), key, board
+                    )
             action = NoCommand(board, self.token.userid, lines[0] if lines else "")
             return self._request(action, None, "", key, board)
         # A malformed command in a subject the sender typed (not "Re: <our subject>"),

@@ -21,9 +21,9 @@ from pbm.replies import Reply
 from pbm.usecases.auth import Actor, hash_password
 from pbm.usecases.changes import AccountChange
 from pbm.usecases.moves import acting
+from pbm.usecases.readers import account_reply_key
 from pbm.usecases.refusals import BadRequest, UserExists, WrongPassword
 from pbm.usecases.text import note
-from pbm.usecases.readers import account_reply_key
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import PLAYERS, Account, World
 

@@ -9,6 +9,7 @@ from pbm.replies import Reply
 from pbm.usecases.auth import Actor
 from pbm.usecases.boardmail import board_subject, board_view, follows, render_board_mail
 from pbm.usecases.queries import rating_lines, summaries
+from pbm.usecases.readers import reader_on
 from pbm.usecases.refusals import BadRequest
 from pbm.usecases.text import wrap
 from pbm.usecases.unit import Decision
@@ -29,7 +30,9 @@ class Show:
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
         board = world.board(self.board)
-        subject, body = render_board_mail(board_view(board, world.now))
+        reader = reader_on(board, self.to)
+        name = board.name(reader[0]) if reader is not None and reader[1] is None else None
+        subject, body = render_board_mail(board_view(board, world.now), name)
         return Decision((_answer(board, self.to, subject, body),))
 
 

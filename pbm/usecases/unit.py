@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from typing import Protocol
 
 from sqlalchemy.exc import IntegrityError
@@ -212,7 +211,7 @@ class Writer:
         return [self._write(item) for item in decided]
 
     def _write(self, item: Decided) -> Outcome:
-        site, session, world, now = self.site, self.session, self.world, self.now
+        site, session, world = self.site, self.session, self.world
         current = item
         stale = bool(current.reads & self.written)
         for _ in range(ATTEMPTS):
