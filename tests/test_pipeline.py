@@ -485,7 +485,7 @@ def test_a_broken_step_fails_that_mail_alone() -> None:
 
 
 def test_error_reply_quotes_the_command_and_says_nothing_changed() -> None:
-    reply = error_reply(ALICE, "Board 12 is over.", "accasta show 12", 12)
+    reply = error_reply(ALICE, "Board 12 is over.", "accasta show 12", 12, "accasta")
     assert reply == Reply(
         to=ALICE,
         subject="Accasta Board 12 - error",
@@ -496,6 +496,9 @@ def test_error_reply_quotes_the_command_and_says_nothing_changed() -> None:
         board=12,
         is_error=True,
     )
-    bare = error_reply(ALICE, "No.", "", None)
-    assert bare.subject == "Accasta - error"
+    assert error_reply(ALICE, "No.", "accasta ratings x", None, "accasta").subject == (
+        "Accasta - error"
+    )
+    bare = error_reply(ALICE, "No.", "", None)  # an account command, or no command at all
+    assert bare.subject == "pbm - error"
     assert bare.body == "No.\n\nNothing was changed. Send 'help' for the commands.\n"

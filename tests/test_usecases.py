@@ -682,7 +682,9 @@ def test_a_refusal_answered_quotes_the_command_and_remembers_the_mail(
             sender="alice@example.org",
             in_reply_to=message_id,
             message_id=message_id,
-            answer_refusal=lambda e: [error_reply("alice@example.org", e.message, command, 1)],
+            answer_refusal=lambda e: [
+                error_reply("alice@example.org", e.message, command, 1, "accasta")
+            ],
         )
 
     def carry_out(message_id: str) -> unit.Outcome:

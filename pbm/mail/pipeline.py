@@ -206,8 +206,8 @@ class _Reading:
         self.env = env
         self.token = token
         self._read: dict[str, Parsed | CommandError | None] = {}
-        looks = games.get(game).looks_like_move if (game := self._game()) else _any_move
-        self.looks_like_move = looks
+        self.game = self._game()  # of the reply address's board
+        self.looks_like_move = games.get(self.game).looks_like_move if self.game else _any_move
 
     def _game(self) -> str | None:
         if self.token is None or self.token.board is None:
@@ -257,7 +257,8 @@ class _Reading:
             reply_userid=self.token.userid if self.token is not None and found.in_reply else None,
         )
         action, who = found.build(ctx)
-        return self._request(action, who, mask(line, found.secrets), key, action.board)
+        quoted = mask(line, found.secrets)
+        return self._request(action, who, quoted, key, action.board, found.game)
 
     def no_command(self, key: str | None, text: str = "") -> Request:
         """A mail with no command: what is wrong with what it tried, or the help."""
@@ -295,16 +296,23 @@ class _Reading:
         return self._request(Refuse(error, board), None, line, key, board)
 
     def _request(
-        self, action: Action, who: Who | None, line: str, key: str | None, board: int | None
+        self,
+        action: Action,
+        who: Who | None,
+        line: str,
+        key: str | None,
+        board: int | None,
+        game: str | None = None,
     ) -> Request:
         sender = self.inbound.sender
+        game = game or self.game or _game_word(line)
         return Request(
             action,
             who,
             sender=sender,
             in_reply_to=self.inbound.thread_id,
             message_id=key,
-            answer_refusal=lambda error: [error_reply(sender, error.message, line, board)],
+            answer_refusal=lambda error: [error_reply(sender, error.message, line, board, game)],
         )
 
 
@@ -312,13 +320,25 @@ class _Reading:
 FOLLOWER_COMMANDS = ("unsubscribe", "chat", "show", "history", "moves")
 
 
+def _game_word(line: str) -> str | None:
+    """The game a command line names first (``accasta move ...``), if any."""
+    first = line.split(maxsplit=1)[0].lower() if line.strip() else ""
+    return first if first in games.names() else None
+
+
 def _any_move(word: str) -> bool:
     return any(games.get(name).looks_like_move(word) for name in games.names())
 
 
-def error_reply(to: str, why: str, command: str, board: int | None) -> Reply:
-    """The answer to a refused command: the command quoted, why, and that nothing changed."""
-    title = games.get(games.names()[0]).title
+def error_reply(
+    to: str, why: str, command: str, board: int | None, game: str | None = None
+) -> Reply:
+    """The answer to a refused command: the command quoted, why, and that nothing changed.
+
+    Titled by the board (``<Title> Board 12 - error``), else by the game of a game
+    command (``<Title> - error``), else ``pbm - error`` (accounts, help, no command).
+    """
+    title = games.get(game).title if game is not None and game in games.names() else "pbm"
     subject = f"{title} Board {board} - error" if board is not None else f"{title} - error"
     lines = ["Your command:", *wrap(command, indent="  > "), ""] if command else []
     lines += [*wrap(why), "", "Nothing was changed. Send 'help' for the commands."]

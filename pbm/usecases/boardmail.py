@@ -190,6 +190,19 @@ def _state_lines(view: BoardView) -> list[str]:
     return lines
 
 
+def _ending(view: BoardView) -> str:
+    """How a board ended, for its diagram: ``Black wins (resign)``, ``Draw (agreement)``."""
+    how = f" ({view.termination})" if view.termination else ""
+    if view.status == "cancelled":
+        return "Cancelled"
+    winner = view.winner
+    if view.drawn:
+        return f"Draw{how}"
+    if winner is not None:
+        return f"{view.seat_names[winner]} wins{how}"
+    return "Game over"
+
+
 def _rating_lines(view: BoardView) -> list[str]:
     if not view.rating_changes:
         return []
@@ -293,7 +306,8 @@ def render_board_mails(
     body += _last_move(view)
     body += _state_lines(view)
     body += ["", "Moves:", *move_list(view.moves), ""]
-    body += view.state.diagram().rstrip("\n").splitlines()
+    ended = None if view.status in ("active", "waiting") else _ending(view)
+    body += view.state.diagram(ended=ended).rstrip("\n").splitlines()
     head = "\n".join(line.rstrip() for line in body)
     timing = [line.rstrip() for line in _timing(view)]
     subject = board_subject(view)
