@@ -15,9 +15,10 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test,postgres]'
 	touch $@
 
+# This folder's pbm.toml, named: never a site's /etc/pbm/pbm.toml found on the search path.
 serve: install
-	test -f pbm.toml || $(BIN)/pbm init
-	$(BIN)/pbm serve
+	test -f pbm.toml || $(BIN)/pbm --config pbm.toml init
+	$(BIN)/pbm --config pbm.toml serve
 
 lint: install
 	$(BIN)/ruff check pbm tests scripts

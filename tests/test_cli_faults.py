@@ -10,6 +10,7 @@ version. PostgreSQL is optional: without psycopg a SQLite site works.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -106,47 +107,47 @@ def test_a_named_config_file_that_is_missing_is_an_error_naming_it(tmp_path: Pat
 
 
 def test_the_config_search_path(tmp_path: Path) -> None:
-    """``./pbm.toml`` when none is named; ``pbm init`` writes it there, mode 0600."""
-    res = pbm("init", "--address", "pbm@pbm.test", cwd=tmp_path)
+    """``--config``, else ``$PBM_CONFIG``, else ``./pbm.toml`` (before ``/etc/pbm/pbm.toml``)."""
+    here = tmp_path / "pbm.toml"
+    res = pbm("--config", str(here), "init", "--address", "pbm@pbm.test", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
-    cfg = tmp_path / "pbm.toml"
-    assert stat.S_IMODE(cfg.stat().st_mode) == 0o600
-    assert tomllib.loads(cfg.read_text(encoding="utf-8"))["mail"]["address"] == "pbm@pbm.test"
-    res = pbm("status", "--json", cwd=tmp_path)
+    assert stat.S_IMODE(here.stat().st_mode) == 0o600
+    assert tomllib.loads(here.read_text(encoding="utf-8"))["mail"]["address"] == "pbm@pbm.test"
+    res = pbm("status", "--json", cwd=tmp_path)  # nothing named: ./pbm.toml
     assert res.returncode == 0, res.stderr
-    assert str(tmp_path / "data" / "pbm.sqlite3") in res.stdout
-    # Named, it wins over ./pbm.toml.
-    other = tmp_path / "other"
-    other.mkdir()
+    assert json.loads(res.stdout)["database"] == f"sqlite:///{tmp_path / 'data' / 'pbm.sqlite3'}"
+    # $PBM_CONFIG wins over ./pbm.toml, and --config over both.
+    other = tmp_path / "other" / "pbm.toml"
     data_dir = tmp_path / "var" / "pbm"
-    res = pbm(
-        "--config", str(other / "pbm.toml"), "init", "--data-dir", str(data_dir), cwd=tmp_path
-    )
+    res = pbm("init", "--data-dir", str(data_dir), cwd=tmp_path, env={"PBM_CONFIG": str(other)})
     assert res.returncode == 0, res.stderr
-    assert stat.S_IMODE((other / "pbm.toml").stat().st_mode) == 0o600
-    data = tomllib.loads((other / "pbm.toml").read_text(encoding="utf-8"))
-    assert data["server"]["data_dir"] == str(data_dir)
-    assert (data_dir / "pbm.sqlite3").is_file()
+    assert stat.S_IMODE(other.stat().st_mode) == 0o600
+    assert tomllib.loads(other.read_text(encoding="utf-8"))["server"]["data_dir"] == str(data_dir)
+    named = (("status", "--json"), {"PBM_CONFIG": str(other)})
+    both = (("--config", str(other), "status", "--json"), {"PBM_CONFIG": str(here)})
+    for args, env in (named, both):
+        res = pbm(*args, cwd=tmp_path, env=env)
+        assert json.loads(res.stdout)["database"] == f"sqlite:///{data_dir / 'pbm.sqlite3'}"
 
 
 def test_init_writes_the_config_0600_even_with_a_lax_umask(tmp_path: Path) -> None:
     res = pbm(
         "init",
         cwd=tmp_path,
+        env={"PBM_CONFIG": str(tmp_path / "pbm.toml")},
         python=("-c", "import os; os.umask(0); from pbm.cli import main; main()"),
     )
     assert res.returncode == 0, res.stderr
     assert stat.S_IMODE((tmp_path / "pbm.toml").stat().st_mode) == 0o600
+    assert "readable by others" in pbm("init", cwd=tmp_path, env=_lax(tmp_path)).stderr
 
 
-def test_read_only_commands_create_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "pbm.toml").write_text('[server]\ndata_dir = "site/data"\n', encoding="utf-8")
-    before = files_under(tmp_path)
-    for args in (*READ_ONLY, ("db", "upgrade"), ("db", "backup", str(tmp_path / "b.sqlite3"))):
-        one_line_error(in_process(*args, cwd=tmp_path), "run `pbm init` first")
-    one_line_error(pbm("serve", cwd=tmp_path, env={"PBM_MAIL_SECRET": "s"}), "run `pbm init`")
-    assert files_under(tmp_path) == before
+def _lax(tmp_path: Path) -> dict[str, str]:
+    """A config file readable by everyone, named by $PBM_CONFIG."""
+    path = tmp_path / "lax.toml"
+    path.write_text("", encoding="utf-8")
+    path.chmod(0o644)
+    return {"PBM_CONFIG": str(path)}
 
 
 @pytest.mark.parametrize("args", [*READ_ONLY, ("tick",), ("db", "upgrade"), ("init",)])
@@ -154,6 +155,8 @@ def test_an_unreachable_database_is_one_line_without_the_password(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "pbm.toml").write_text("", encoding="utf-8")
+    (tmp_path / "pbm.toml").chmod(0o600)
     env = {"PBM_DATABASE_URL": CLOSED}
     line = one_line_error(in_process(*args, cwd=tmp_path, env=env), f"database {SHOWN}: ")
     assert "s3cretpw" not in line
@@ -193,10 +196,11 @@ NO_PSYCOPG = (
 
 
 def test_a_sqlite_site_needs_no_psycopg(tmp_path: Path) -> None:
+    named = {"PBM_CONFIG": str(tmp_path / "pbm.toml")}
     for args in (("init",), ("status",), ("game", "list")):
-        res = pbm(*args, cwd=tmp_path, python=NO_PSYCOPG)
+        res = pbm(*args, cwd=tmp_path, env=named, python=NO_PSYCOPG)
         assert res.returncode == 0, res.stderr
-    env = {"PBM_DATABASE_URL": CLOSED}
+    env = {**named, "PBM_DATABASE_URL": CLOSED}
     line = one_line_error(
         pbm("game", "list", cwd=tmp_path, env=env, python=NO_PSYCOPG), "pbm[postgres]"
     )

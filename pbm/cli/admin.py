@@ -42,6 +42,11 @@ def init(ctx: click.Context, address: str | None, data_dir: str | None) -> None:
     path = located(ctx).path
     if path.exists():
         click.echo(f"config: {path} (kept)")
+        if path.stat().st_mode & 0o077:
+            click.echo(
+                f"warning: {path} is readable by others and holds mail.secret: chmod 600 {path}",
+                err=True,
+            )
     else:
         text = config_mod.default_file_text(
             config_mod.new_secret(),
