@@ -1,5 +1,6 @@
 # Two commands: `make serve` (install, init on the embedded default, run the
-# server) and `make test` (install, lint, type-check, run the whole suite).
+# server) and `make test` (install, lint, type-check, run the whole suite,
+# PostgreSQL included: the extra pbm[postgres] is installed with the tests).
 VENV ?= .venv
 PY ?= python3
 BIN = $(VENV)/bin
@@ -11,12 +12,13 @@ install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,postgres]'
 	touch $@
 
+# This folder's pbm.toml, named: never a site's /etc/pbm/pbm.toml found on the search path.
 serve: install
-	test -f pbm.toml || $(BIN)/pbm init
-	$(BIN)/pbm serve
+	test -f pbm.toml || $(BIN)/pbm --config pbm.toml init
+	$(BIN)/pbm --config pbm.toml serve
 
 lint: install
 	$(BIN)/ruff check pbm tests scripts

@@ -1,3 +1,11 @@
 """pbm: a play-by-email correspondence game server."""
 
-__version__ = "0.1.0"
+from importlib import metadata
+
+
+def version() -> str:
+    """The installed version, from the package metadata (written once, in pyproject.toml)."""
+    try:
+        return metadata.version("pbm")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"

@@ -103,16 +103,36 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def pending_boards(site: Site, since: datetime | None = None) -> list[int]:
-    """Finished games not yet archived (ended on or after ``since``), oldest first."""
-    stmt = sa.select(GAMES.c.board).where(
-        GAMES.c.status == "finished", GAMES.c.archived_at.is_(None)
+def record_path(out_dir: Path, game: str, number: int, fmt: str) -> Path:
+    """Where the record of a game is written in ``out_dir``."""
+    return out_dir / f"{game}-board-{number}.{'json' if fmt == 'json' else 'txt'}"
+
+
+def pending_boards(
+    site: Site, since: datetime | None = None, out_dir: Path | None = None, fmt: str = "text"
+) -> list[int]:
+    """Finished games (ended on or after ``since``) to archive, oldest first.
+
+    Those not yet archived, and (given ``out_dir``) those archived before whose
+    record in ``fmt`` is not in ``out_dir``: archived as text, a game is still
+    archived as JSON.
+    """
+    stmt = sa.select(GAMES.c.board, GAMES.c.game, GAMES.c.archived_at).where(
+        GAMES.c.status == "finished"
     )
+    if out_dir is None:
+        stmt = stmt.where(GAMES.c.archived_at.is_(None))
     if since is not None:
         ended = sa.func.coalesce(GAMES.c.ended_at, GAMES.c.last_move_at, GAMES.c.created_at)
         stmt = stmt.where(ended >= since)
     with site.db.read() as session:
-        return [int(b) for b in session.execute(stmt.order_by(GAMES.c.board)).scalars()]
+        rows = session.execute(stmt.order_by(GAMES.c.board)).all()
+    return [
+        int(board)
+        for board, game, archived_at in rows
+        if archived_at is None
+        or (out_dir is not None and not record_path(out_dir, game, board, fmt).exists())
+    ]
 
 
 def archive_board(site: Site, number: int, out_dir: Path, fmt: str) -> ArchivedGame:
@@ -123,8 +143,8 @@ def archive_board(site: Site, number: int, out_dir: Path, fmt: str) -> ArchivedG
         if board.status != "finished":
             raise ValueError(f"board {number} is not a finished game")
         text = record_json(board) if fmt == "json" else record_text(board)
-        suffix = "json" if fmt == "json" else "txt"
-        path = out_dir / f"{board.game}-board-{number}.{suffix}"
+        path = record_path(out_dir, board.game, number, fmt)
         _write_atomically(path, text)
-        BoardChange(board, replace(board, archived_at=now)).save(session)
+        if board.archived_at is None:  # the first record of it: a later one keeps the date
+            BoardChange(board, replace(board, archived_at=now)).save(session)
     return ArchivedGame(number, path)

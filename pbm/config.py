@@ -3,6 +3,9 @@
 Every key is documented in ``config/pbm.toml``. A key ``section.name`` is
 overridden by the environment variable ``PBM_SECTION_NAME`` (``PBM_MAIL_ADDRESS``,
 ``PBM_DATABASE_URL``). Relative paths are taken from the config file's folder.
+
+The file is found by ``locate``: the one named (``--config``, else
+``$PBM_CONFIG``), which must exist, else the first of ``SEARCH_PATH`` that does.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_CONFIG_PATH = "pbm.toml"
+# Where a config file is looked for when none is named, in order.
+SEARCH_PATH = (Path(DEFAULT_CONFIG_PATH), Path("/etc/pbm/pbm.toml"))
 
 
 class ConfigError(ValueError):
@@ -86,6 +91,12 @@ class ClockConfig:
 
 
 @dataclass(frozen=True)
+class StatusConfig:
+    max_wait_minutes: int = 15
+    failed_within_hours: int = 24
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration; ``path`` is the file it came from, if any."""
 
@@ -96,6 +107,7 @@ class Config:
     outbound: OutboundConfig = field(default_factory=OutboundConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     clock: ClockConfig = field(default_factory=ClockConfig)
+    status: StatusConfig = field(default_factory=StatusConfig)
     path: Path | None = None
 
     @property
@@ -148,7 +160,7 @@ def _sqlite_from(url: str, base_dir: Path) -> str:
     return f"{scheme}:///{(base_dir / file).resolve()}{q}{query}"
 
 
-_SECTIONS = ("database", "server", "smtp", "mail", "outbound", "limits", "clock")
+_SECTIONS = ("database", "server", "smtp", "mail", "outbound", "limits", "clock", "status")
 
 
 def _coerce(key: str, value: Any, default: Any) -> Any:
@@ -226,11 +238,32 @@ def from_mapping(
     return Config(**sections, path=path)
 
 
+@dataclass(frozen=True)
+class Located:
+    """Where the config file is; ``named``: given by ``--config`` or ``$PBM_CONFIG``."""
+
+    path: Path
+    named: bool
+
+
+def locate(
+    explicit: str | os.PathLike[str] | None = None,
+    env: dict[str, str] | None = None,
+    search: tuple[Path, ...] = SEARCH_PATH,
+) -> Located:
+    """The config file: the explicit one, else $PBM_CONFIG, else the first of ``search``
+    that exists, else the first of ``search`` (a file not there yet: ``pbm init`` writes it).
+    """
+    env = dict(os.environ) if env is None else env
+    named = explicit or env.get("PBM_CONFIG")
+    if named:
+        return Located(Path(named), named=True)
+    return Located(next((p for p in search if p.exists()), search[0]), named=False)
+
+
 def config_path(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """The config file to use: the explicit one, else $PBM_CONFIG, else ./pbm.toml."""
-    if explicit:
-        return Path(explicit)
-    return Path(os.environ.get("PBM_CONFIG") or DEFAULT_CONFIG_PATH)
+    """The config file to use (``locate``)."""
+    return locate(explicit).path
 
 
 def load(path: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None) -> Config:
@@ -242,7 +275,16 @@ def load(path: str | os.PathLike[str] | None = None, env: dict[str, str] | None 
             data = tomllib.loads(p.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{p}: {exc}") from None
+        except OSError as exc:
+            raise ConfigError(f"{p}: cannot read it: {exc.strerror}") from None
     return from_mapping(data, env=env, path=p)
+
+
+def load_located(located: Located, env: dict[str, str] | None = None) -> Config:
+    """``load`` the located file; a named file that does not exist is an error naming it."""
+    if located.named and not located.path.exists():
+        raise ConfigError(f"config file {located.path} not found (run `pbm init` to write one)")
+    return load(located.path, env)
 
 
 def new_secret() -> str:
@@ -250,9 +292,29 @@ def new_secret() -> str:
     return secrets.token_urlsafe(32)
 
 
-def default_file_text(secret: str, address: str = "pbm@localhost") -> str:
+def default_file_text(
+    secret: str, address: str = "pbm@localhost", data_dir: str = ServerConfig.data_dir
+) -> str:
     """The config file ``pbm init`` writes: every key, commented, with a fresh secret."""
     template = (Path(__file__).parent / "default_config.toml").read_text(encoding="utf-8")
-    return template.replace('secret = ""', f'secret = "{secret}"', 1).replace(
-        'address = "pbm@localhost"', f'address = "{address}"', 1
-    )
+    chosen = {"secret": secret, "address": address, "data_dir": data_dir}
+    defaults = {"secret": "", "address": MailConfig.address, "data_dir": ServerConfig.data_dir}
+    for key, value in chosen.items():
+        template = template.replace(
+            f"\n{key} = {toml_string(defaults[key])}\n", f"\n{key} = {toml_string(value)}\n", 1
+        )
+    return template
+
+
+def toml_string(value: str) -> str:
+    """``value`` as a TOML basic string."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
+
+
+def write_new_file(path: Path, text: str) -> None:
+    """Write a new config file readable by its owner only (it holds ``mail.secret``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)

@@ -84,6 +84,13 @@ class Cli:
         return result
 
 
+def empty_config(folder: Path) -> Path:
+    """A config file that sets nothing (every key at its default, or from PBM_*)."""
+    path = folder / "pbm.toml"
+    path.write_text("# every key at its default\n", encoding="utf-8")
+    return path
+
+
 @pytest.fixture
 def cli(tmp_path: Path, db_url: str) -> Cli:
     """An initialised pbm with the players alice and bob."""
@@ -208,7 +215,7 @@ def test_db_upgrade_migrates_an_existing_database(tmp_path: Path) -> None:
     finally:
         db.close()
 
-    cli = Cli(tmp_path / "pbm.toml", url)
+    cli = Cli(empty_config(tmp_path), url)
     cli.fails("game", "list", says="run `pbm init` first")
     result = cli("db", "upgrade")
     assert f"(at revision {head_revision()})" in result.output
@@ -222,7 +229,7 @@ def test_db_upgrade_migrates_an_existing_database(tmp_path: Path) -> None:
 
 
 def test_commands_without_a_database_say_so(tmp_path: Path) -> None:
-    cli = Cli(tmp_path / "pbm.toml", f"sqlite:///{tmp_path / 'none' / 'pbm.sqlite3'}")
+    cli = Cli(empty_config(tmp_path), f"sqlite:///{tmp_path / 'none' / 'pbm.sqlite3'}")
     for args in (
         ("player", "list"),
         ("player", "add", "carol", "carol@example.org", "--password", "pw"),
@@ -268,7 +275,7 @@ def test_db_upgrade_of_a_site_with_games_keeps_them(tmp_path: Path) -> None:
     """The upgrade every existing site makes: its players and games go on as they were."""
     url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
     _site_at_0003(url)
-    cli = Cli(tmp_path / "pbm.toml", url)
+    cli = Cli(empty_config(tmp_path), url)
     result = cli("db", "upgrade")
     assert f"(at revision {head_revision()})" in result.output
     rows = table_rows(cli("game", "list").output)
@@ -282,7 +289,7 @@ def test_db_upgrade_of_a_site_with_games_keeps_them(tmp_path: Path) -> None:
 def test_a_database_not_yet_upgraded_says_so_and_changes_nothing(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
     _site_at_0003(url)
-    cli = Cli(tmp_path / "pbm.toml", url)
+    cli = Cli(empty_config(tmp_path), url)
     db = Database.open(url)
     try:
         before = snapshot(db)
@@ -664,7 +671,10 @@ def test_archive_json_and_since(cli: Cli, database: Database, tmp_path: Path) ->
     [mv] = data["moves"]
     assert (mv["ply"], mv["player"], mv["comment"]) == (1, "alice", "a {braced} note")
     assert game_row(database, active).archived_at is None
+    # Archived as JSON, the game is archived as text too when asked (then no more).
+    assert archive(cli, out) == [out / f"accasta-board-{board}.txt"]
     assert archive(cli, out) == []
+    assert archive(cli, out, "--format", "json") == []
 
 
 def test_text_record_keeps_comments_readable(cli: Cli, tmp_path: Path) -> None:
@@ -739,7 +749,7 @@ def _read(fd: int) -> bytes:
 
 def test_an_unreachable_database_is_one_line_without_the_password(tmp_path: Path) -> None:
     url = "postgresql+psycopg://pbm:s3cretpw@127.0.0.1:1/pbm"  # nothing listens on port 1
-    cli = Cli(tmp_path / "pbm.toml", url)
+    cli = Cli(empty_config(tmp_path), url)
     for args in (("init",), ("db", "upgrade"), ("game", "list"), ("archive",)):
         result = cli.fails(*args, says="database postgresql+psycopg://pbm:***@127.0.0.1:1/pbm: ")
         assert "s3cretpw" not in result.output

@@ -55,14 +55,35 @@ def test_defaults_without_a_file(tmp_path: Path) -> None:
     assert cfg.maildir_path == tmp_path / "data" / "outbox"
 
 
-def test_config_path_explicit_then_variable_then_default(
+def test_config_path_explicit_then_variable_then_the_search_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv("PBM_CONFIG", raising=False)
-    assert config.config_path() == Path("pbm.toml")
+    here, etc = tmp_path / "pbm.toml", tmp_path / "etc" / "pbm.toml"
+    search = (here, etc)
+    # None there: the first of the search path, for pbm init to write.
+    assert config.locate(env={}, search=search) == config.Located(here, named=False)
+    etc.parent.mkdir()
+    etc.write_text("")
+    assert config.locate(env={}, search=search) == config.Located(etc, named=False)
+    here.write_text("")
+    assert config.locate(env={}, search=search) == config.Located(here, named=False)
+    env = {"PBM_CONFIG": str(tmp_path / "env.toml")}
+    assert config.locate(env=env, search=search) == config.Located(tmp_path / "env.toml", True)
+    flag = tmp_path / "flag.toml"
+    assert config.locate(flag, env=env, search=search) == config.Located(flag, named=True)
+    # The process's own: --config, else $PBM_CONFIG.
     monkeypatch.setenv("PBM_CONFIG", str(tmp_path / "env.toml"))
     assert config.config_path() == tmp_path / "env.toml"
-    assert config.config_path(tmp_path / "flag.toml") == tmp_path / "flag.toml"
+    assert config.config_path(flag) == flag
+    assert (Path("pbm.toml"), Path("/etc/pbm/pbm.toml")) == config.SEARCH_PATH
+
+
+def test_a_named_file_must_exist(tmp_path: Path) -> None:
+    missing = config.Located(tmp_path / "nope.toml", named=True)
+    with pytest.raises(ConfigError, match=f"config file {missing.path} not found"):
+        config.load_located(missing, env={})
+    found = config.load_located(config.Located(tmp_path / "nope.toml", named=False), env={})
+    assert dataclasses.replace(found, path=None) == Config()
 
 
 # ---------------------------------------------------------------- the file

@@ -220,10 +220,10 @@ def test_pbm_ratings_command(db: Database, db_url: str, site: Site, tmp_path: Pa
     out = CliRunner().invoke(group, ["--config", str(cfg), "ratings", "--game", "accasta"])
     assert out.exit_code == 0, out.output
     rows = [ln.split() for ln in out.output.splitlines()]
-    assert rows[0] == ["game", "variant", "rank", "player", "rating", "games"]
+    assert rows[0] == ["game", "variant", "rank", "player", "rating", "games", "provisional"]
     assert rows[1:] == [
-        ["accasta", "standard", "1", "bob", "1516", "1", "?"],
-        ["accasta", "standard", "2", "alice", "1484", "1", "?"],
+        ["accasta", "standard", "1", "bob", "1516", "1", "yes"],
+        ["accasta", "standard", "2", "alice", "1484", "1", "yes"],
     ]
     out = CliRunner().invoke(group, ["--config", str(cfg), "ratings", "--variant", "pari"])
     assert out.exit_code == 0 and out.output == "no rated games\n"

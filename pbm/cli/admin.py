@@ -6,52 +6,57 @@ players like any other change (the replies go to the outbox).
 
 from __future__ import annotations
 
+import dataclasses
 import sys
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 
 import click
 
 from pbm import archive as archive_mod
 from pbm import config as config_mod
+from pbm.cli.output import emit, json_option
 from pbm.cli.rules import parse_options
-from pbm.cli.site import database_errors, load_config, open_site
+from pbm.cli.site import load_config, located, open_database, open_site, parse_time
 from pbm.store.engine import head_revision, init_db, shown_url
 from pbm.store.engine import upgrade as upgrade_db
 from pbm.usecases import challenges, moves, proposals, queries, unit
 from pbm.usecases.accounts import Signup
 from pbm.usecases.auth import ADMIN, Who
-from pbm.usecases.boardmail import BoardView, render_board_mail
-
-
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """An aligned plain-text table."""
-    cells = [[str(h) for h in headers], *[[str(v) for v in r] for r in rows]]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in cells]
-    return "\n".join(lines)
-
+from pbm.usecases.boardmail import BoardView, render_board_text
 
 # ---------------------------------------------------------------- init, db
 
 
 @click.command()
 @click.option("--address", default=None, help="The server's mail address (mail.address).")
+@click.option(
+    "--data-dir",
+    default=None,
+    help="server.data_dir: the folder of the SQLite file and the outbox (default: data).",
+)
 @click.pass_context
-def init(ctx: click.Context, address: str | None) -> None:
-    """Create the config file (if there is none) and the database."""
-    path = config_mod.config_path((ctx.obj or {}).get("config_file"))
+def init(ctx: click.Context, address: str | None, data_dir: str | None) -> None:
+    """Create the config file (mode 0600: it holds mail.secret; kept if there) and the database."""
+    path = located(ctx).path
     if path.exists():
         click.echo(f"config: {path} (kept)")
+        if path.stat().st_mode & 0o077:
+            click.echo(
+                f"warning: {path} is readable by others and holds mail.secret: chmod 600 {path}",
+                err=True,
+            )
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        text = config_mod.default_file_text(config_mod.new_secret(), address or "pbm@localhost")
-        path.write_text(text, encoding="utf-8")
+        text = config_mod.default_file_text(
+            config_mod.new_secret(),
+            address or config_mod.MailConfig.address,
+            data_dir or config_mod.ServerConfig.data_dir,
+        )
+        config_mod.write_new_file(path, text)
         click.echo(f"config: {path} (new, with a fresh mail.secret)")
     cfg = load_config(ctx)
-    with database_errors(cfg):
-        init_db(cfg).close()
+    init_db(cfg).close()
     click.echo(f"database: {shown_url(cfg)} (at revision {head_revision()})")
 
 
@@ -65,8 +70,8 @@ def db() -> None:
 def upgrade(ctx: click.Context) -> None:
     """Migrate an existing database to the newest schema."""
     cfg = load_config(ctx)
-    with database_errors(cfg):
-        upgrade_db(cfg)
+    with open_database(ctx, schema=False) as database:
+        upgrade_db(database)
     click.echo(f"database: {shown_url(cfg)} (at revision {head_revision()})")
 
 
@@ -98,15 +103,22 @@ def player_add(ctx: click.Context, userid: str, email: str, name: str, password:
 
 
 @player.command("list")
+@json_option
 @click.pass_context
-def player_list(ctx: click.Context) -> None:
+def player_list(ctx: click.Context, as_json: bool) -> None:
     """Every player."""
     with open_site(ctx) as site:
-        rows = [
-            (p.display, p.email, p.full_name, f"{p.created_at:%Y-%m-%d}")
+        records = [
+            {"userid": p.display, "email": p.email, "name": p.full_name, "since": p.created_at}
             for p in queries.players(site)
         ]
-        click.echo(table(("userid", "email", "name", "since"), rows))
+    emit(records, as_json, ("userid", "email", "name", "since"), _player_row)
+
+
+def _player_row(r: Mapping[str, object]) -> tuple[object, ...]:
+    since = r["since"]
+    assert isinstance(since, datetime)
+    return (r["userid"], r["email"], r["name"], f"{since:%Y-%m-%d}")
 
 
 # ---------------------------------------------------------------- games
@@ -161,31 +173,28 @@ def game_create(
 )
 @click.option("--player", "userid", default=None, help="Only boards of this player.")
 @click.option("--game", "game_name", default=None, help="Only boards of this game.")
+@json_option
 @click.pass_context
-def game_list(ctx: click.Context, status: str, userid: str | None, game_name: str | None) -> None:
+def game_list(
+    ctx: click.Context, status: str, userid: str | None, game_name: str | None, as_json: bool
+) -> None:
     """Boards as a table: board, game, variant, players, to move, ply, last move."""
     with open_site(ctx) as site:
-        rows = [
-            (
-                b.board,
-                b.game,
-                b.variant,
-                f"{b.white}-{b.black}",
-                _to_move(b),
-                b.ply,
-                f"{b.last_move_at:%Y-%m-%d %H:%M}" if b.last_move_at else "-",
-            )
-            for b in queries.boards(site, status=status, userid=userid, game=game_name)
-        ]
-        click.echo(
-            table(("board", "game", "variant", "players", "to move", "ply", "last move"), rows)
-        )
+        found = queries.boards(site, status=status, userid=userid, game=game_name)
+    records = [dataclasses.asdict(b) for b in found]
+    headers = ("board", "game", "variant", "players", "to move", "ply", "last move")
+    emit(records, as_json, headers, _board_row)
 
 
-def _to_move(b: queries.BoardSummary) -> str:
-    if b.status == "waiting":
-        return f"(challenge to {b.to_move})"
-    return b.to_move or f"{b.status} {b.result or ''}".strip()
+def _board_row(b: Mapping[str, object]) -> tuple[object, ...]:
+    last = b["last_move_at"]
+    if b["status"] == "waiting":
+        to_move = f"(challenge to {b['to_move']})"
+    else:
+        to_move = str(b["to_move"] or f"{b['status']} {b['result'] or ''}".strip())
+    shown = f"{last:%Y-%m-%d %H:%M}" if isinstance(last, datetime) else "-"
+    players = f"{b['white']}-{b['black']}"
+    return (b["board"], b["game"], b["variant"], players, to_move, b["ply"], shown)
 
 
 @game.command("show")
@@ -194,7 +203,7 @@ def _to_move(b: queries.BoardSummary) -> str:
 def game_show(ctx: click.Context, board: int) -> None:
     """The diagram and the move list of BOARD."""
     with open_site(ctx) as site:
-        subject, body = render_board_mail(queries.view(site, board))
+        subject, body = render_board_text(queries.view(site, board))
         click.echo(subject)
         click.echo()
         click.echo(body, nl=False)
@@ -240,28 +249,32 @@ def game_cancel(ctx: click.Context, board: int) -> None:
 # ---------------------------------------------------------------- archive
 
 
-def _date(value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        return datetime.fromisoformat(value).replace(tzinfo=UTC)
-    except ValueError:
-        raise click.BadParameter(f"{value!r}: write a date as YYYY-MM-DD") from None
-
-
 @click.command()
 @click.option(
-    "--out", "out_dir", type=click.Path(file_okay=False), default="archive", show_default=True
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="The folder of the records (default: archive/ in server.data_dir).",
 )
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-@click.option("--since", default=None, metavar="DATE", help="Only games that ended on or after.")
+@click.option("--format", "fmt", type=click.Choice(archive_mod.FORMATS), default="text")
+@click.option(
+    "--since",
+    default=None,
+    metavar="DATE",
+    help="Only games that ended on or after (ISO 8601, UTC unless a zone is given).",
+)
 @click.pass_context
-def archive(ctx: click.Context, out_dir: str, fmt: str, since: str | None) -> None:
-    """Write every finished game not yet archived as a record file."""
-    since_at = _date(since)
+def archive(ctx: click.Context, out_dir: str | None, fmt: str, since: str | None) -> None:
+    """Write every finished game not yet archived as a record file.
+
+    A game archived before is written again when DIR has no record of it in
+    this format (JSON after text, say).
+    """
+    since_at = None if since is None else parse_time(since, "--since", "YYYY-MM-DD")
     with open_site(ctx) as site:
-        boards = archive_mod.pending_boards(site, since_at)
-        out = Path(out_dir)
+        out = Path(out_dir) if out_dir is not None else site.config.data_path / "archive"
+        boards = archive_mod.pending_boards(site, since_at, out, fmt)
         out.mkdir(parents=True, exist_ok=True)
         written = []
         # The bar is drawn on a terminal only; elsewhere click prints just the label.

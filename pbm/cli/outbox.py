@@ -6,12 +6,25 @@ from collections.abc import Sequence
 
 import click
 
+from pbm.cli.output import dumps, json_option
 from pbm.cli.site import open_site
 from pbm.store import outbox as queue
 from pbm.store.tables import OutboxMessage
 
 SUBJECT_WIDTH = 40
 ERROR_WIDTH = 50
+JSON_FIELDS = (
+    "id",
+    "status",
+    "attempts",
+    "to_addr",
+    "subject",
+    "board",
+    "created_at",
+    "next_attempt_at",
+    "sent_at",
+    "last_error",
+)
 
 
 def _clip(text: str | None, width: int) -> str:
@@ -58,11 +71,15 @@ def outbox() -> None:
     show_default=True,
     help="Which rows to show.",
 )
+@json_option
 @click.pass_context
-def list_command(ctx: click.Context, status: str) -> None:
+def list_command(ctx: click.Context, status: str, as_json: bool) -> None:
     """List outbox rows: id, status, attempts, recipient, subject, last error."""
     with open_site(ctx) as site, site.db.read() as session:
         rows = queue.listing(session, status)
+    if as_json:
+        click.echo(dumps([{k: getattr(r, k) for k in JSON_FIELDS} for r in rows]))
+        return
     if not rows:
         click.echo(f"no {status} mail in the outbox" if status != "all" else "the outbox is empty")
         return

@@ -8,9 +8,12 @@ to the ``pbm`` group (``vacation`` under the existing ``player`` group).
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
+
 import click
 
-from pbm.cli.admin import table
+from pbm.cli.output import emit, json_option
 from pbm.cli.site import NOW_HELP, open_site, parse_now
 from pbm.runners.timers import tick as run_tick
 from pbm.usecases import queries, unit
@@ -70,26 +73,19 @@ def clock_status(ctx: click.Context) -> None:
 @click.command()
 @click.option("--game", "game_name", default=None, help="Only this game.")
 @click.option("--variant", default=None, help="Only this variant.")
+@json_option
 @click.pass_context
-def ratings(ctx: click.Context, game_name: str | None, variant: str | None) -> None:
-    """The rating lists, best first (? = provisional: fewer than 20 rated games)."""
+def ratings(ctx: click.Context, game_name: str | None, variant: str | None, as_json: bool) -> None:
+    """The rating lists, best first (provisional: fewer than 20 rated games)."""
     with open_site(ctx) as site:
-        rows = [
-            (
-                r.game,
-                r.variant,
-                r.rank,
-                r.player,
-                r.rating,
-                r.games,
-                "?" if r.provisional else "",
-            )
-            for r in queries.standings(site, game_name, variant)
-        ]
-    if not rows:
-        click.echo("no rated games")
-        return
-    click.echo(table(("game", "variant", "rank", "player", "rating", "games", ""), rows))
+        records = [dataclasses.asdict(r) for r in queries.standings(site, game_name, variant)]
+    headers = ("game", "variant", "rank", "player", "rating", "games", "provisional")
+    emit(records, as_json, headers, _rating_row, empty="no rated games")
+
+
+def _rating_row(r: Mapping[str, object]) -> tuple[object, ...]:
+    keys = ("game", "variant", "rank", "player", "rating", "games")
+    return (*(r[k] for k in keys), "yes" if r["provisional"] else "")
 
 
 @click.command("vacation")

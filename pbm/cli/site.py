@@ -1,9 +1,11 @@
-"""What every command of the command line starts from: the config, the site, one error path.
+"""What every command of the command line starts from: the config, the database, the site.
 
-``open_site`` loads the configuration, opens the database (a missing one is
-an error, never created by a command that only reads), and turns what goes
-wrong into one line on stderr and exit status 1: a config fault, a database
-fault (its URL shown without the password), a refused command.
+``load_config`` finds and reads the config once per run (``config.locate``: a
+file named by ``--config`` or ``$PBM_CONFIG`` must exist). ``open_database``
+is the one way a command opens the database: it never creates one (only
+``pbm init`` does) and checks that it has pbm's schema at the newest
+revision. ``open_site`` adds the clock. What goes wrong is not handled here
+but raised: ``pbm.cli.faults`` turns it into one line on stderr.
 """
 
 from __future__ import annotations
@@ -13,49 +15,46 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import click
-from sqlalchemy import exc as sa_exc
 
 from pbm import config as config_mod
 from pbm.store.engine import Database, current_revision, head_revision, shown_url
-from pbm.usecases.refusals import Refused
 from pbm.usecases.site import Site, utc_now
 
 NOW_HELP = "Act as if it were this time (ISO 8601, UTC unless a zone is given)."
 
 
+def located(ctx: click.Context) -> config_mod.Located:
+    """Where the config file of this run is (``--config``, ``$PBM_CONFIG``, the search path)."""
+    return config_mod.locate(ctx.find_root().ensure_object(dict).get("config_file"))
+
+
 def load_config(ctx: click.Context) -> config_mod.Config:
-    """The config named by ``--config``/``$PBM_CONFIG``, with a clear error if unusable."""
-    try:
-        return config_mod.load((ctx.obj or {}).get("config_file"))
-    except config_mod.ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
+    """The config of this run, read once; kept for the error path (it shows the database)."""
+    obj = ctx.find_root().ensure_object(dict)
+    if "config" not in obj:
+        obj["config"] = config_mod.load_located(located(ctx))
+    cfg: config_mod.Config = obj["config"]
+    return cfg
 
 
-def parse_now(value: str | None) -> datetime:
-    """``--now``: an ISO time (UTC when it has no zone), or the current time."""
-    if value is None:
-        return datetime.now(UTC)
+def parse_time(value: str, option: str, example: str = "2025-03-08T12:00") -> datetime:
+    """An ISO 8601 time or date given on the command line, in UTC (UTC when it has no zone)."""
     try:
         t = datetime.fromisoformat(value)
     except ValueError:
         raise click.BadParameter(
-            f"{value!r}: write a time as 2025-03-08T12:00 (ISO 8601)", param_hint="--now"
+            f"{value!r}: write a time as {example} (ISO 8601)", param_hint=option
         ) from None
     return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
 
 
-@contextmanager
-def database_errors(cfg: config_mod.Config) -> Iterator[None]:
-    """A database that cannot be reached is a one-line error, not a traceback."""
-    try:
-        yield
-    except sa_exc.DBAPIError as exc:  # unreachable, refused, or not the schema we expect
-        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
-        raise click.ClickException(f"database {shown_url(cfg)}: {reason}") from None
+def parse_now(value: str | None) -> datetime:
+    """``--now``: an ISO time (UTC when it has no zone), or the current time."""
+    return datetime.now(UTC) if value is None else parse_time(value, "--now")
 
 
 def check_revision(db: Database, cfg: config_mod.Config) -> None:
-    """A database without pbm's schema, or at an older revision, is a clear error."""
+    """A database without pbm's schema, or at another revision, is a clear error."""
     revision = current_revision(db)
     if revision is None:
         raise click.ClickException(f"no pbm database at {shown_url(cfg)}: run `pbm init` first")
@@ -67,11 +66,8 @@ def check_revision(db: Database, cfg: config_mod.Config) -> None:
 
 
 @contextmanager
-def open_site(ctx: click.Context, now: datetime | None = None) -> Iterator[Site]:
-    """The site over the configured database, its clock at ``now`` if given.
-
-    Mail is sent at once even when ``now`` is ahead of real time.
-    """
+def open_database(ctx: click.Context, *, schema: bool = True) -> Iterator[Database]:
+    """The configured database, which must exist; ``schema``: at the newest revision too."""
     cfg = load_config(ctx)
     try:
         db = Database.open(cfg, create=False)
@@ -80,14 +76,22 @@ def open_site(ctx: click.Context, now: datetime | None = None) -> Iterator[Site]
             f"no pbm database at {shown_url(cfg)}: run `pbm init` first"
         ) from None
     try:
-        with database_errors(cfg):
+        if schema:
             check_revision(db, cfg)
-            site = Site(db, cfg)
-            if now is not None:
-                site = Site(db, cfg, lambda: now, lambda: min(now, utc_now()))
-            try:
-                yield site
-            except Refused as exc:
-                raise click.ClickException(exc.message) from None
+        yield db
     finally:
         db.close()
+
+
+@contextmanager
+def open_site(ctx: click.Context, now: datetime | None = None) -> Iterator[Site]:
+    """The site over the configured database, its clock at ``now`` if given.
+
+    Mail is sent at once even when ``now`` is ahead of real time.
+    """
+    with open_database(ctx) as db:
+        cfg = load_config(ctx)
+        if now is None:
+            yield Site(db, cfg)
+        else:
+            yield Site(db, cfg, lambda: now, lambda: min(now, utc_now()))

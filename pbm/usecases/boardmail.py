@@ -291,10 +291,21 @@ def render_board_mail(
     return render_board_mails(view, [recipient], headline)[0]
 
 
+def render_board_text(view: BoardView) -> tuple[str, str]:
+    """The subject and text of a board for the admin (``pbm game show``): no how-to-reply."""
+    return _render(view, [None], "", replies=False)[0]
+
+
 def render_board_mails(
     view: BoardView, recipients: Sequence[str | None], headline: str = ""
 ) -> list[tuple[str, str]]:
     """``render_board_mail`` for each of ``recipients``; what they share is made once."""
+    return _render(view, recipients, headline, replies=True)
+
+
+def _render(
+    view: BoardView, recipients: Sequence[str | None], headline: str, *, replies: bool
+) -> list[tuple[str, str]]:
     body: list[str] = []
     if headline:
         body += [*wrap(headline), ""]
@@ -313,7 +324,8 @@ def render_board_mails(
     subject = board_subject(view)
     out = []
     for recipient in recipients:
-        tail = ["", *(line.rstrip() for line in _how_to_reply(view, recipient)), "", *timing]
+        how = ["", *(line.rstrip() for line in _how_to_reply(view, recipient))] if replies else []
+        tail = [*how, "", *timing]
         out.append((subject, head + "\n" + "\n".join(tail) + "\n"))
     return out
 

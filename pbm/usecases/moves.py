@@ -153,7 +153,8 @@ class Move:
         state = board.state
         if state.to_move != seat:
             other = board.name(board.player_at(state.to_move))
-            raise NotYourTurn(f"It is {other}'s turn on board {board.number}, not yours.")
+            whose = f"{mover.display}'s" if mover.is_admin else "yours"
+            raise NotYourTurn(f"It is {other}'s turn on board {board.number}, not {whose}.")
         new_state, canonical = play(state, text)
         now = world.now
         after = played(

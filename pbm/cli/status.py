@@ -1,0 +1,88 @@
+"""``pbm status``: the version, the database and the queues; exit 1 when something is wrong.
+
+For monitoring: the exit status is 0 while mail is acted on and sent in time
+(``status.max_wait_minutes``) and no reply was given up on lately
+(``status.failed_within_hours``), 1 otherwise (and for a database that
+cannot be read). ``--json`` prints the same as one JSON object.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import click
+
+from pbm import version
+from pbm.cli.output import dumps
+from pbm.cli.site import NOW_HELP, load_config, open_database, parse_now
+from pbm.store import health
+from pbm.store.engine import head_revision, shown_url
+
+
+def report(h: health.Health, now: datetime, found: list[str]) -> dict[str, object]:
+    """What ``pbm status`` says, as data (``--json`` prints it as it is)."""
+    return {
+        "inbox": {
+            "waiting": h.waiting,
+            "oldest_waiting": h.oldest_waiting,
+            "oldest_waiting_minutes": health.minutes(h.oldest_waiting, now),
+            **{status: n for status, n in sorted(h.inbox.items()) if status != "new"},
+        },
+        "outbox": {
+            "pending": h.outbox.get("pending", 0),
+            "retrying": h.retrying,
+            "failed": h.outbox.get("failed", 0),
+            "sent": h.outbox.get("sent", 0),
+            "oldest_pending": h.oldest_pending,
+            "oldest_pending_minutes": health.minutes(h.oldest_pending, now),
+        },
+        "failed_recently": h.failed_recently,
+        "problems": found,
+        "ok": not found,
+    }
+
+
+def _age(minutes: object) -> str:
+    return "" if minutes is None else f", the oldest for {minutes} min"
+
+
+def lines(data: dict[str, object], hours: int) -> list[str]:
+    """The report as text lines."""
+    inbox, outbox = data["inbox"], data["outbox"]
+    assert isinstance(inbox, dict) and isinstance(outbox, dict)
+    problems = data["problems"]
+    assert isinstance(problems, list)
+    return [
+        f"pbm {data['version']}",
+        f"database: {data['database']} (revision {data['revision']})",
+        f"inbox: {inbox['waiting']} waiting{_age(inbox['oldest_waiting_minutes'])}",
+        f"outbox: {outbox['pending']} pending{_age(outbox['oldest_pending_minutes'])}, "
+        f"{outbox['retrying']} retrying after a failed attempt, "
+        f"{outbox['failed']} failed (given up), {outbox['sent']} sent",
+        f"failed deliveries: {data['failed_recently']} in the last {hours} h",
+        *(f"problem: {p}" for p in problems),
+        "status: ok" if data["ok"] else "status: PROBLEM",
+    ]
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--now", "now_text", default=None, metavar="ISO-TIME", help=NOW_HELP)
+@click.pass_context
+def status(ctx: click.Context, as_json: bool, now_text: str | None) -> None:
+    """The queues and what is wrong with them; exit status 1 when something is."""
+    now = parse_now(now_text)
+    cfg = load_config(ctx)
+    hours = cfg.status.failed_within_hours
+    with open_database(ctx) as db, db.read() as session:
+        h = health.read(session, now - timedelta(hours=hours))
+    found = health.problems(h, now, cfg.status.max_wait_minutes, hours)
+    data = {
+        "version": version(),
+        "database": shown_url(cfg),
+        "revision": head_revision(),
+        **report(h, now, found),
+    }
+    click.echo(dumps(data) if as_json else "\n".join(lines(data, hours)))
+    if found:
+        ctx.exit(1)

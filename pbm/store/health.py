@@ -1,0 +1,85 @@
+"""How the site is doing, for ``pbm status``: the queues read in one snapshot, judged purely.
+
+``read`` takes the numbers (waiting mail, replies to send, failed deliveries);
+``problems`` says, as a pure function of them, the time and the limits,
+what is wrong: mail that waited too long to be acted on or to be sent, or
+replies given up on lately.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+from sqlmodel import Session
+
+from pbm.store import inbox, outbox
+
+OUTBOX = outbox.OUTBOX
+
+
+@dataclass(frozen=True)
+class Health:
+    """The queues at one moment."""
+
+    inbox: dict[str, int]  # rows by status: new (waiting), done, ignored, failed
+    oldest_waiting: datetime | None  # the oldest received mail not yet acted on
+    outbox: dict[str, int]  # rows by status: pending, sent, failed (given up)
+    retrying: int  # pending replies whose last delivery attempt failed
+    oldest_pending: datetime | None  # the oldest reply not yet sent
+    failed_recently: int  # replies given up on since the ``since`` of ``read``
+
+    @property
+    def waiting(self) -> int:
+        return self.inbox.get("new", 0)
+
+
+def read(session: Session, since: datetime) -> Health:
+    """The queues now; ``failed_recently`` counts the replies given up on since ``since``."""
+    pending = OUTBOX.c.status == "pending"
+    # A given-up row keeps when its last attempt was due: it failed then or a little later.
+    last_try = sa.func.coalesce(OUTBOX.c.next_attempt_at, OUTBOX.c.created_at)
+    retrying = sa.select(sa.func.count()).where(pending, OUTBOX.c.attempts > 0)
+    oldest: datetime | None = session.execute(
+        sa.select(sa.func.min(OUTBOX.c.created_at)).where(pending)
+    ).scalar()
+    failed = sa.select(sa.func.count()).where(OUTBOX.c.status == "failed", last_try >= since)
+    return Health(
+        inbox=inbox.counts(session),
+        oldest_waiting=inbox.oldest_waiting(session),
+        outbox=outbox.counts(session),
+        retrying=int(session.execute(retrying).scalar_one()),
+        oldest_pending=oldest,
+        failed_recently=int(session.execute(failed).scalar_one()),
+    )
+
+
+def minutes(since: datetime | None, now: datetime) -> int | None:
+    """Whole minutes from ``since`` to ``now`` (None for None; never below 0)."""
+    if since is None:
+        return None
+    return max(0, int((now - since) / timedelta(minutes=1)))
+
+
+def problems(health: Health, now: datetime, max_wait_minutes: int, hours: int) -> list[str]:
+    """What is wrong, one sentence each; empty when all is well."""
+    found = []
+    waited = minutes(health.oldest_waiting, now)
+    if waited is not None and waited > max_wait_minutes:
+        found.append(
+            f"a received mail has waited {waited} min to be acted on "
+            f"(status.max_wait_minutes = {max_wait_minutes})"
+        )
+    unsent = minutes(health.oldest_pending, now)
+    if unsent is not None and unsent > max_wait_minutes:
+        found.append(
+            f"a reply has waited {unsent} min to be sent "
+            f"(status.max_wait_minutes = {max_wait_minutes})"
+        )
+    if health.failed_recently:
+        found.append(
+            f"{health.failed_recently} reply(s) given up on in the last {hours} h "
+            "(pbm outbox list --status failed)"
+        )
+    return found
