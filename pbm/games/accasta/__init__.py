@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from pbm.games import IllegalMove, Option, Outcome, check_declared_options
 from pbm.games.accasta.board import CELLS, N_CELLS
-from pbm.games.accasta.help import HELP
 from pbm.games.accasta.diagram import render
+from pbm.games.accasta.help import HELP
 from pbm.games.accasta.notation import parse_turn, turn_to_text
 from pbm.games.accasta.position import (
     CASTLE_WIN_VALUES,
