@@ -277,10 +277,15 @@ class Grammar:
             return None
         names = {g.lower() for g in games}
         first = words[0].lower()
+        pair = " ".join(words[:2]).lower()  # a verb of two words: "password reset"
+        if " " in pair and pair in self.site:
+            first, taken = pair, 2
+        else:
+            taken = 1
         if first in self.site and first not in names:
             command = self.site[first]
             usage = f"{first} needs: {command.usage(verb=first)}"
-            reader = Reader(words[1:], usage, line, 1, names)
+            reader = Reader(words[taken:], usage, line, taken, names)
             args = read_args(command, command.args, reader)
             return Parsed(command, args, None, frozenset(reader.secrets))
         if first in names:

@@ -20,12 +20,12 @@ from pbm import commands, games
 from pbm.commands import CommandError, Parsed
 from pbm.commands.grammar import mask
 from pbm.config import Config
-from pbm.mail.addresses import BOARD_KINDS, CHAT, FOLLOW, TokenAddress
+from pbm.mail.addresses import BOARD_KINDS, CHAT, FOLLOW, RESET, TokenAddress
 from pbm.mail.bounces import report_for
 from pbm.mail.inbound import Inbound, read_message
 from pbm.mail.quotes import command_candidates, subject_command_text
 from pbm.replies import Reply
-from pbm.usecases.accounts import Confirm
+from pbm.usecases.accounts import Confirm, SetPassword
 from pbm.usecases.auth import ByReply, Who
 from pbm.usecases.bounces import Bounced
 from pbm.usecases.readers import account_nonce
@@ -159,15 +159,29 @@ def find_commands(mail: Mail, env: Env) -> None:
 
 
 def _account_reply(mail: Mail, env: Env, token: TokenAddress) -> bool:
-    """A reply to an account's mail: a confirmation, or (False) mail to read as commands."""
+    """A reply to an account's mail: a confirmation, a new password (a reset), or (False)
+    mail to read as commands."""
     inbound = mail.inbound
     assert inbound is not None
     account = env.account(token.userid)
     reading = _Reading(inbound, env, token)
-    if account is None or not token.is_valid(env.config.mail.secret, account_nonce(account)):
-        invalid = WrongPassword("This reply address is not valid.")
+    nonce = None
+    if account is not None:
+        nonce = account.reset_nonce if token.kind == RESET else account_nonce(account)
+    if account is None or nonce is None or not token.is_valid(env.config.mail.secret, nonce):
+        invalid = WrongPassword("This reply address is not valid (a reset address works once).")
         mail.requests.append(reading.refused(invalid, "", mail.message_id))
         mail.settle("done", "wrong reply token")
+        return True
+    if token.kind == RESET:
+        first = next((ln.strip() for ln in inbound.new_text.splitlines() if ln.strip()), "")
+        if not first:
+            why = BadRequest("Write the new password alone on the first line of your reply.")
+            mail.requests.append(reading.refused(why, "", mail.message_id))
+        else:
+            reset = SetPassword(account.userid, nonce, first)
+            mail.requests.append(reading.acting(reset, None, mail.message_id))
+        mail.settle("done", "password reset")
         return True
     if account.active:
         return False
@@ -286,7 +300,7 @@ class _Reading:
         help_action = Answer(inbound.sender, "pbm - help", commands.help_text())
         return self._request(help_action, None, "", key, None)
 
-    def acting(self, action: Action, who: Who, key: str | None) -> Request:
+    def acting(self, action: Action, who: Who | None, key: str | None) -> Request:
         """The request of an action found otherwise than on a command line."""
         return self._request(action, who, "", key, action.board)
 

@@ -10,6 +10,7 @@ accounts that are confirmed at once.
 from __future__ import annotations
 
 import re
+import secrets
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -142,6 +143,81 @@ class ChangePassword:
             me.account.email, "pbm - password changed", f"The password of {me.display} was changed."
         )
         return Decision((told,), (AccountChange(me.account, after),))
+
+
+RESET_HOURS = 24
+
+
+@dataclass(frozen=True)
+class AskReset:
+    """A forgotten password: a mail to the account's registered address (never to
+    ``sender``) whose reply address sets a new one, once, within ``RESET_HOURS``."""
+
+    userid: str
+    sender: str
+    board = None
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        account = world.account(self.userid)
+        nonce = f"{world.now.isoformat()}/{secrets.token_hex(8)}"
+        after = replace(account, reset_nonce=nonce)
+        text = (
+            f"Someone (you, we hope) asked to reset the password of {account.display}. To set "
+            "a new one, reply to this mail with the new password alone on the first line. "
+            f"This works once, within {RESET_HOURS} hours. If it was not you, ignore this "
+            "mail: your password stays as it is."
+        )
+        ask = replace(
+            note(account.email, f"pbm - reset the password of {account.display}", text),
+            reply_as=account.userid,
+            reply_key=f"reset:{nonce}",
+        )
+        replies = [ask]
+        if self.sender.lower() != account.email.lower():
+            replies.append(
+                note(
+                    self.sender,
+                    "pbm - password reset",
+                    f"A mail to reset the password of {account.display} went to the "
+                    "account's own address.",
+                )
+            )
+        return Decision(replies, (AccountChange(account, after),))
+
+
+@dataclass(frozen=True)
+class SetPassword:
+    """The reply to a reset mail (``AskReset``, its ``nonce``): the new password is set
+    and the reset address used up; a pending signup is confirmed by it too."""
+
+    userid: str
+    nonce: str
+    new_password: str
+    board = None
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        account = world.account(self.userid)
+        if account.reset_nonce != self.nonce:
+            raise WrongPassword("This reset address was used already; ask for a new one.")
+        asked = datetime.fromisoformat(self.nonce.partition("/")[0])
+        if world.now - asked > timedelta(hours=RESET_HOURS):
+            raise WrongPassword(
+                f"This reset address is older than {RESET_HOURS} hours; ask for a new one "
+                f"with: password reset {account.display}"
+            )
+        check_password(self.new_password)
+        after = replace(
+            account,
+            password_hash=hash_password(self.new_password),
+            reset_nonce=None,
+            status="active",
+        )
+        told = note(
+            account.email,
+            "pbm - password changed",
+            f"The password of {account.display} was changed. It works at once.",
+        )
+        return Decision((told,), (AccountChange(account, after),))
 
 
 @dataclass(frozen=True)

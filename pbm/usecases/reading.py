@@ -108,6 +108,8 @@ class LegalMoves:
         if legal:
             head = f"{len(legal)} legal moves for {view.to_move_name} (move {board.ply + 1}):"
             lines = [head, "", *wrap("  ".join(legal))]
+            if (reader := reader_on(board, self.to)) is not None and reader[1] is None:
+                lines += ["", "To play one of them, reply to this mail with it."]
         else:
             lines = ["No legal moves: the game is over."]
         body = "\n".join(lines) + "\n"
