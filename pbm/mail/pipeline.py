@@ -297,7 +297,11 @@ class _Reading:
             found = self.read(line) if line else None
             if isinstance(found, CommandError):
                 return self.refused(BadRequest(str(found)), mask(line, found.secrets), key)
-        help_action = Answer(inbound.sender, "pbm - help", commands.help_text())
+        intro = (
+            "Your mail held no command, so here is what this server understands. New "
+            "here? Sign up with: signup USERID PASSWORD\n\n"
+        )
+        help_action = Answer(inbound.sender, "pbm - help", intro + commands.help_text())
         return self._request(help_action, None, "", key, None)
 
     def acting(self, action: Action, who: Who | None, key: str | None) -> Request:
