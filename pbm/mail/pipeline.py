@@ -297,10 +297,13 @@ class _Reading:
             found = self.read(line) if line else None
             if isinstance(found, CommandError):
                 return self.refused(BadRequest(str(found)), mask(line, found.secrets), key)
-        intro = (
-            "Your mail held no command, so here is what this server understands. New "
-            "here? Sign up with: signup USERID PASSWORD\n\n"
+        intro = "\n".join(
+            wrap(
+                "Your mail held no command, so here is what this server understands. New "
+                "here? Sign up with: signup USERID PASSWORD"
+            )
         )
+        intro += "\n\n"
         help_action = Answer(inbound.sender, "pbm - help", intro + commands.help_text())
         return self._request(help_action, None, "", key, None)
 
