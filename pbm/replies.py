@@ -21,8 +21,9 @@ class Reply:
     if any; ``in_reply_to`` the Message-ID of the mail that caused it, for
     threading; ``is_error`` marks the answer to a refused command.
     ``reply_key`` names another context for ``reply_as``'s reply address than
-    the board: ``account:NONCE`` (his account) or ``reset:NONCE`` (a password
-    reset), see ``pbm.mail.addresses``.
+    playing on the board: ``chat`` (answering a chat on it), ``follow`` (as
+    its follower), ``account:NONCE`` (his account) or ``reset:NONCE`` (a
+    password reset), see ``pbm.mail.addresses``.
     ``counted``: an automatic mail to an address that does not play or follow
     the game it is about (help, errors, answers, account mail): the site's
     answer limit counts it. A board's mails to its players and followers are

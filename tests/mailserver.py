@@ -401,3 +401,18 @@ def maildir_mail(root: Path, to: str, words: str, timeout: float = WAIT) -> Emai
         if time.monotonic() > deadline:
             raise AssertionError(f"no mail to {to} about {words!r} in {new}")
         time.sleep(0.02)
+
+
+def answer(server: PbmServer, sender: str, prev: EmailMessage, text: str) -> None:
+    """``sender`` presses Reply on ``prev`` and writes ``text`` above the quote, as a mail
+    client does: to its Reply-To, ``Re:`` subject, In-Reply-To and References."""
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = reply_to(prev)
+    msg["Subject"] = f"Re: {prev['Subject']}"
+    msg["Message-ID"] = make_msgid(domain="client.test")
+    msg["In-Reply-To"] = str(prev["Message-ID"])
+    msg["References"] = str(prev["Message-ID"])
+    quoted = "\n".join("> " + line for line in body_of(prev).splitlines())
+    msg.set_content(f"{text}\n\nOn Sunday, pbm wrote:\n{quoted}\n")
+    server.send_message(msg, sender, str(msg["To"]))

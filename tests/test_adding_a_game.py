@@ -76,9 +76,9 @@ def test_a_game_from_outside_pbm_played_by_mail(server: PbmServer, sink: Sink, t
     board = board_number(first)
     sink.kept.append(first)
     draw = ["b2", "a1", "a3", "c1", "b1", "b3", "a2", "c2", "c3"]
-    assert play_by_reply(server, sink, board, draw) == f"Tic-tac-toe Board {board} - draw"
+    assert play_by_reply(server, sink, board, draw) == f"Tic-tac-toe Board {board} - Draw"
     server.send(BOB, f"tictactoe show {board}")
-    shown = body_of(sink.wait_for(BOB, f"Tic-tac-toe Board {board} - draw"))
+    shown = body_of(sink.wait_for(BOB, f"Tic-tac-toe Board {board} - Draw"))
     assert "Draw (full board). Result 1/2-1/2." in shown
     assert "X X O" in shown  # row 2: a2 b2 c2
 
@@ -87,7 +87,7 @@ def test_a_game_from_outside_pbm_played_by_mail(server: PbmServer, sink: Sink, t
     board2 = board_number(first)
     sink.kept.append(first)
     win = ["a1", "b1", "a2", "b2", "a3"]
-    assert play_by_reply(server, sink, board2, win) == f"Tic-tac-toe Board {board2} - x wins"
+    assert play_by_reply(server, sink, board2, win) == f"Tic-tac-toe Board {board2} - X wins"
 
     # A move on a finished board is refused in the game's own words.
     server.send(BOB, f"tictactoe move {board2} bob pw-bob c3")

@@ -613,7 +613,7 @@ def test_a_game_won_on_the_board_archived_and_replayed(
     assert (g.status, g.result, g.termination) == ("finished", result, "castle")
     last_mails = outbox(database, board)[-2:]
     assert {m.subject for m in last_mails} == {
-        f"Accasta Board {board} - {'white' if result == '1-0' else 'black'} wins"
+        f"Accasta Board {board} - {'White' if result == '1-0' else 'Black'} wins"
     }
 
     [path] = archive(cli, tmp_path / "archive")

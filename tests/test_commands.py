@@ -517,8 +517,9 @@ def test_reply_mode_finds_a_bare_move_only_when_the_game_says_it_looks_like_one(
         parse_reply("Thanks for the game", anything)
 
 
-def test_a_classic_line_is_no_reply_command() -> None:
-    assert parse_reply("accasta move 12 bob pw a1-b1", ACCASTA.looks_like_move) is None
+def test_a_whole_command_is_read_in_a_reply_too() -> None:
+    found = parse_reply("accasta move 12 bob pw a1-b1", ACCASTA.looks_like_move)
+    assert found is not None and found.game == "accasta" and not found.in_reply
 
 
 # --- what a line is built into: the use case and who asks --------------------------------
@@ -742,3 +743,19 @@ def test_the_meaning_of_words_is_left_to_the_use_cases() -> None:
     assert read("accasta move 3 bob pw zz99").args == Args(
         board=3, userid="bob", password="pw", move="zz99"
     )
+
+
+def test_the_help_mail_lists_every_command_the_parser_accepts() -> None:
+    """Every verb (and synonym) the grammar reads, classic and in a reply, is in ``help``;
+    so is every option a game's challenge takes."""
+    text = " ".join(help_text().split())
+    grammar = commands.GRAMMAR
+    for verb in grammar.site:
+        assert re.search(rf"(^| ){re.escape(verb)} ", text), verb
+    for verb in grammar.game:
+        assert f"G {verb} " in text or f"also: {verb}" in text, verb
+    for verb in grammar.reply:
+        assert re.search(rf"[ ,/]{re.escape(verb)}[ ,/.]", text), verb
+    for name in games.names():
+        for option in games.get(name).options:
+            assert f"--{option.name}=" in text, option.name

@@ -60,13 +60,13 @@ def test_a_queued_reply_is_played_the_moment_its_condition_is_met(
     ack = sink.wait_for(BOB, f"Board {board} - queued moves")
     assert "g1:C-d1   if alice plays a1:C+b2" in body_of(ack)
     server.send(ALICE, f"accasta move {board} alice pw-a a1:C+b2")
-    # alice moved and bob's reply was played at once: she is to move again.
+    # alice moved and bob's reply was played at once: she is to move again, and each
+    # gets one board mail for the exchange.
     for who in (ALICE, BOB):
-        sink.wait_for(who, f"Board {board} - bob to move")
         mail = sink.wait_for(who, f"Board {board} - alice to move")
         assert "Move 4, bob (Black): g1:C-d1 (queued)" in body_of(mail)
-    note = sink.wait_for(BOB, f"Board {board} - queued moves")
-    assert "your queued move g1:C-d1 was played at once as move 4" in flat(body_of(note))
+        if who == BOB:
+            assert "Your queued move g1:C-d1 was played at once as move 4" in flat(body_of(mail))
     server.send(BOB, f"accasta history {board}")
     history = body_of(sink.wait_for(BOB, f"Board {board} - history"))
     assert re.search(r"4\. bob\s+g1:C-d1 \(queued\)", history)
@@ -80,15 +80,15 @@ def test_a_queued_move_that_became_illegal_is_dropped_with_the_reason(
     server.send(BOB, f"accasta queue {board} bob pw-b g1:C-d1")
     sink.wait_for(BOB, f"Board {board} - queued moves")
     server.send(ALICE, f"accasta move {board} alice pw-a a1:C-d1")
-    note = sink.wait_for(BOB, f"Board {board} - queued moves")
+    note = sink.wait_for(BOB, f"Board {board} - bob to move")
     text = flat(body_of(note))
-    assert "none of your queued moves could be played, so it is your turn" in text
+    assert "None of your queued moves could be played after alice's a1:C-d1" in text
     assert (
         "g1:C-d1: dropped, it is not legal after alice's a1:C-d1: "
         "d1 is a stack headed by White: write x not -" in text
     )
-    # Nothing was played for bob: the board waits for him.
-    sink.wait_for(BOB, f"Board {board} - bob to move")
+    # Nothing was played for bob: the board waits for him (alice is told so too).
+    assert "queued" not in body_of(sink.wait_for(ALICE, f"Board {board} - bob to move"))
 
 
 def iso(t: datetime) -> str:
@@ -113,7 +113,7 @@ def test_reminder_and_forfeit_by_pbm_tick(server: PbmServer, sink: Sink) -> None
     out = server.pbm("tick", "--now", iso(started + timedelta(days=26, hours=1)))
     assert out.startswith("1 board")
     for who in (ALICE, BOB):
-        final = sink.wait_for(who, f"Accasta Board {board} - black wins")
+        final = sink.wait_for(who, f"Accasta Board {board} - Black wins")
         text = flat(body_of(final))
         assert "alice did not move for 21 days" in text
         assert "bob (Black) wins (forfeit)" in text

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbm.commands import CommandError, parse
+from pbm.commands import CommandError, parse, parse_reply
+from pbm.games import get as get_game
 from pbm.mail.addresses import token_address
 from pbm.mail.body import decode_bytes, html_to_text, unflow
 from pbm.mail.inbound import Inbound, read_message
@@ -49,6 +50,14 @@ def is_command(line: str) -> bool:
         return False
 
 
+def is_reply_command(line: str) -> bool:
+    """Whether a line is a command in a reply about an Accasta board."""
+    try:
+        return parse_reply(line, get_game("accasta").looks_like_move) is not None
+    except CommandError:
+        return False
+
+
 # --- real client mails --------------------------------------------------------------
 
 
@@ -71,7 +80,7 @@ def test_gmail_multipart_alternative_quoted_printable_top_posted_reply() -> None
         "a1:C-d1,H-b1,+b1#7\n\n"
         "Schöner Zug von dir, jetzt bin ich dran — mal sehen, ob das so klappt."
     )
-    lines, comment = candidates(inbound, reply_mode=True, is_command=is_command)
+    lines, comment = candidates(inbound, reply_mode=True, is_command=is_reply_command)
     assert lines == ["a1:C-d1,H-b1,+b1#7"]
     assert comment == "Schöner Zug von dir, jetzt bin ich dran — mal sehen, ob das so klappt."
 
@@ -163,12 +172,17 @@ def test_reply_mode_never_reads_the_subject() -> None:
     assert subject_command_text(inbound.subject) == "Accasta Board 12 - bob to move"
 
 
-def test_reply_mode_takes_the_first_line_whatever_it_is() -> None:
+def test_reply_mode_takes_the_first_command_line_the_rest_is_comment() -> None:
     raw = mail("From: bob@example.net\nSubject: Re: x", b"\r\n\r\nnice move\r\nresign\r\n")
     inbound = read(raw)
-    assert candidates(inbound, reply_mode=True, is_command=is_command) == (
-        ["nice move"],
-        "resign",
+    assert candidates(inbound, reply_mode=True, is_command=is_reply_command) == (
+        ["resign"],
+        "nice move",
+    )
+    raw = mail("From: bob@example.net\nSubject: Re: x", b"Thanks, see you!\r\n")
+    assert candidates(read(raw), reply_mode=True, is_command=is_reply_command) == (
+        [],
+        "Thanks, see you!",
     )
 
 
@@ -186,7 +200,7 @@ def test_reply_mode_reads_a_bottom_posted_move_under_the_quote() -> None:
     )
     inbound = read(mail("From: bob@example.net\nSubject: Re: Accasta Board 12", body))
     assert inbound.new_text == ""
-    assert candidates(inbound, reply_mode=True, is_command=is_command) == (
+    assert candidates(inbound, reply_mode=True, is_command=is_reply_command) == (
         ["g2:C+f2,H+f3"],
         "Nice opening!",
     )

@@ -17,7 +17,7 @@ import pytest
 from pbm import commands
 from pbm.config import Config, from_mapping
 from pbm.mail import pipeline
-from pbm.mail.addresses import token_address
+from pbm.mail.addresses import BOARD, CHAT, FOLLOW, context_address, token_address
 from pbm.mail.pipeline import Env, Mail, error_reply, run_steps
 from pbm.replies import Reply
 from pbm.usecases import moves, reading, talk
@@ -281,9 +281,8 @@ def test_no_reply_token_is_valid_without_a_secret() -> None:
 def test_a_reply_with_no_command_is_told_so() -> None:
     mail = commands_of("", rcpt=bob_token())
     (request,) = mail.requests
-    error = refusal_of(request)
-    assert isinstance(error, BadRequest)
-    assert error.message.startswith("Your reply had no command.")
+    assert request.action == reading.NoCommand(12, "bob", "")
+    assert request.answer_refusal is not None  # its refusal is answered
     assert (mail.outcome, mail.note) == ("done", "no command")
 
 
@@ -300,17 +299,49 @@ def test_a_malformed_reply_line_is_refused_quoting_it() -> None:
     assert answer.body.startswith("Your command:\n  > a1:-d1 please\n\n'please' is left over")
 
 
-def test_a_reply_whose_first_line_is_no_command_is_refused_quoting_it() -> None:
+def test_a_reply_with_no_command_line_says_what_it_began_with() -> None:
     mail = commands_of("Thanks for the game!\nSee you.", rcpt=bob_token())
     (request,) = mail.requests
-    error = refusal_of(request)
-    assert isinstance(error, BadRequest)
-    assert error.message == (
-        "'Thanks for the game!' is not a command. Send 'help' for the commands."
+    assert request.action == reading.NoCommand(12, "bob", "Thanks for the game!")
+
+
+def test_a_greeting_above_the_move_is_part_of_the_comment() -> None:
+    mail = commands_of("Hi Bob,\n\na1:-d1\n\nYour turn!", rcpt=bob_token())
+    (request,) = mail.requests
+    assert request.action == moves.Move(12, "a1:-d1", None, "Hi Bob,\nYour turn!", False, MID)
+    assert request.who == Who("bob", ByReply(12))
+
+
+def test_a_whole_command_in_a_reply_acts_by_its_own_password() -> None:
+    """A corrected command sent back to an error mail: its userid and password, not the
+    reply address's, say who acts."""
+    mail = commands_of("accasta move 12 carol pw-c a1:-d1", rcpt=bob_token())
+    (request,) = mail.requests
+    assert request.who == Who("carol", Password("pw-c"))
+
+
+def test_a_reply_to_a_chat_that_holds_no_command_is_chat() -> None:
+    chat_token = context_address(SERVER, SECRET, CHAT, "bob", board=12)
+    mail = commands_of("Thanks Alice, we will see!", rcpt=chat_token)
+    (request,) = mail.requests
+    assert request.action == talk.Chat(12, "Thanks Alice, we will see!")
+    assert request.who == Who("bob", ByReply(12))
+    moved = commands_of("a1:-d1\nThere.", rcpt=chat_token)  # a command is a command
+    assert moved.requests[0].action == moves.Move(12, "a1:-d1", None, "There.", False, MID)
+
+
+def test_a_followers_reply_can_unsubscribe_but_not_move() -> None:
+    follow_token = context_address(SERVER, SECRET, FOLLOW, "carol", board=12)
+    (request,) = commands_of("unsubscribe", rcpt=follow_token).requests
+    assert request.action == talk.Unsubscribe(12)
+    assert request.who == Who("carol", ByReply(12))
+    (refused,) = commands_of("a1:-d1", rcpt=follow_token).requests
+    assert "A follower's reply can only unsubscribe, chat" in refusal_of(refused).message
+    forged = context_address(SERVER, SECRET, BOARD, "carol", board=12)  # not the same token
+    assert (
+        forged.partition("@")[0].rpartition(".")[2]
+        != follow_token.partition("@")[0].rpartition(".")[2]
     )
-    answer = answer_of(request)
-    assert answer.subject == "Accasta Board 12 - error"
-    assert "  > Thanks for the game!\n" in answer.body
 
 
 def test_a_reply_to_a_board_of_no_known_game_reads_any_games_moves() -> None:
@@ -325,7 +356,10 @@ def test_a_reply_to_a_board_of_no_known_game_reads_any_games_moves() -> None:
 def test_a_mail_with_no_command_gets_the_help() -> None:
     mail = commands_of("Hello, how do I play?")
     (request,) = mail.requests
-    assert request.action == reading.Answer(ALICE, "pbm - help", commands.help_text())
+    assert isinstance(request.action, reading.Answer)
+    assert request.action.subject == "pbm - help"
+    assert request.action.body.startswith("Your mail held no command, so here is what")
+    assert request.action.body.endswith(commands.help_text())
     assert request.who is None
     assert request.message_id == MID
     assert (mail.outcome, mail.note) == ("done", "no command")
@@ -454,7 +488,7 @@ def test_a_broken_step_fails_that_mail_alone() -> None:
 
 
 def test_error_reply_quotes_the_command_and_says_nothing_changed() -> None:
-    reply = error_reply(ALICE, "Board 12 is over.", "accasta show 12", 12)
+    reply = error_reply(ALICE, "Board 12 is over.", "accasta show 12", 12, "accasta")
     assert reply == Reply(
         to=ALICE,
         subject="Accasta Board 12 - error",
@@ -465,6 +499,9 @@ def test_error_reply_quotes_the_command_and_says_nothing_changed() -> None:
         board=12,
         is_error=True,
     )
-    bare = error_reply(ALICE, "No.", "", None)
-    assert bare.subject == "Accasta - error"
+    assert error_reply(ALICE, "No.", "accasta ratings x", None, "accasta").subject == (
+        "Accasta - error"
+    )
+    bare = error_reply(ALICE, "No.", "", None)  # an account command, or no command at all
+    assert bare.subject == "pbm - error"
     assert bare.body == "No.\n\nNothing was changed. Send 'help' for the commands.\n"

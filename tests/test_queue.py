@@ -115,15 +115,16 @@ def test_a_conditional_reply_is_played_the_moment_its_condition_is_met(
     assert queued(db) == []
     g = game(db, board)
     assert g.ply == 4 and g.status == "active"
-    # Board mails as usual: after alice's move (with her comment), then after bob's reply.
-    first = [r for r in replies if r.subject.endswith("bob to move")]
-    second = [r for r in replies if r.subject.endswith("alice to move")]
-    assert sorted(r.to for r in first) == sorted(r.to for r in second) == [ALICE, BOB]
-    assert all("your move" in r.body for r in first)
-    assert all("Move 4, bob (Black): g1:C-d1 (queued)" in r.body for r in second)
-    [note] = [r for r in replies if r.subject.endswith("queued moves")]
-    assert note.to == BOB
-    assert "your queued move g1:C-d1 was played at once as move 4" in flat(note.body)
+    # One board mail each for the exchange: both moves, alice's comment, bob's queue told.
+    assert sorted(r.to for r in replies) == [ALICE, BOB]
+    assert all(r.subject.endswith("alice to move") for r in replies)
+    for r in replies:
+        text = flat(r.body)
+        assert "alice played a1:C+b2 (move 3); bob's queued answer g1:C-d1 was played" in text
+        assert "alice writes: > your move" in text
+        assert "Move 4, bob (Black): g1:C-d1 (queued)" in r.body
+    [to_bob] = [r for r in replies if r.to == BOB]
+    assert flat(to_bob.body).startswith("Your queued move g1:C-d1 was played at once as move 4")
     history = unit.run(site, History(board, BOB), sender=BOB)[0].body
     assert "g1:C-d1 (queued)" in history
 
@@ -134,11 +135,13 @@ def test_an_unmet_condition_leaves_the_turn_to_the_player(
     queue(site, board, "bob", "g1:C-d1", "a1:C+b2")
     replies = move(site, board, "alice", "a1:C-d1")
     assert game(db, board).ply == 3 and queued(db) == []
-    [note] = [r for r in replies if r.subject.endswith("queued moves")]
+    [note] = [r for r in replies if r.to == BOB]
     body = flat(note.body)
-    assert "none of your queued moves could be played, so it is your turn" in body
+    assert "None of your queued moves could be played after alice's a1:C-d1" in body
     assert "g1:C-d1 if a1:C+b2: dropped, alice played a1:C-d1." in body
-    assert note.reply_as == "bob"
+    assert note.reply_as == "bob" and note.subject.endswith("bob to move")
+    [to_alice] = [r for r in replies if r.to == ALICE]
+    assert "queued" not in to_alice.body
 
 
 def test_the_first_fitting_move_is_played_and_the_rest_dropped(
@@ -151,7 +154,7 @@ def test_the_first_fitting_move_is_played_and_the_rest_dropped(
     replies = move(site, board, "alice", "a1:C-d1")
     assert moves(db, board)[-1].notation == "g1:C-e1" and moves(db, board)[-1].queued
     assert queued(db) == []
-    [note] = [r for r in replies if r.subject.endswith("queued moves")]
+    [note] = [r for r in replies if r.to == BOB]
     body = flat(note.body)
     assert "g1:C-d1 if a1:C+b2: dropped, alice played a1:C-d1." in body
     assert (
@@ -167,8 +170,7 @@ def test_a_queued_move_that_became_illegal_is_dropped_with_the_reason(
     queue(site, board, "bob", "g1:C-d1")
     replies = move(site, board, "alice", "a1:C-d1")
     assert game(db, board).ply == 3  # nothing played for bob
-    [note] = [r for r in replies if r.subject.endswith("queued moves")]
-    assert note.to == BOB
+    [note] = [r for r in replies if r.to == BOB]
     assert "not legal after alice's a1:C-d1: d1 is a stack headed by White" in flat(note.body)
 
 
@@ -208,11 +210,11 @@ def test_the_end_of_the_game_drops_the_queue(db: Database, site: Site, board: in
 def test_queue_refusals(db: Database, site: Site, board: int) -> None:
     assert "your turn" in refused(db, NotYourTurn, lambda: queue(site, board, "alice", "a1:C+b2"))
     why = refused(db, BadRequest, lambda: queue(site, board, "bob", "g1:C-d1", "a1:C-z9"))
-    assert why.startswith("a1:C-z9 is not a move alice can make now")
+    assert why.startswith("'a1:C-z9' is not an Accasta move: write the origin cell")
     why = refused(db, BadRequest, lambda: queue(site, board, "bob", "g1:C-d1", "a1:C-d1"))
     assert why.startswith("After alice's a1:C-d1, g1:C-d1 is not legal: d1 is a stack")
     why = refused(db, BadRequest, lambda: queue(site, board, "bob", "hello"))
-    assert why.startswith("hello is not a move")
+    assert why.startswith("'hello' is not an Accasta move")
     refused(db, BadRequest, lambda: queue(site, board, "bob", "resign"))
     assert "no queued moves" in refused(db, BadRequest, lambda: queue(site, board, "bob", None))
     refused(db, WrongPassword, lambda: queue(site, board, "bob", "g1:C-d1", who=Password("x")))

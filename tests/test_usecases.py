@@ -421,8 +421,8 @@ def test_game_over_after_resign(db: Database, site: Site, board: int) -> None:
     replies = unit.run(site, Resign(board, comment="Too strong for me."), as_("alice"))
     g = game_row(db, board)
     assert (g.status, g.result, g.termination) == ("finished", "0-1", "resign")
-    assert all(r.subject == f"Accasta Board {board} - black wins" for r in replies)
-    assert all(r.reply_as is None for r in replies)
+    assert all(r.subject == f"Accasta Board {board} - Black wins" for r in replies)
+    assert {r.reply_as for r in replies} == {"alice", "bob"}  # a reply may still ask to show
     assert "Alice resigned." in replies[0].body and "Too strong" in replies[0].body
     text = first_move(g.position)
     bob = as_("bob")
@@ -528,7 +528,7 @@ def test_cancel_before_any_move(db: Database, site: Site, board: int) -> None:
     refused(db, NotAPlayer, lambda: unit.run(site, Cancel(board), as_("carol")))
     replies = unit.run(site, Cancel(board), as_("bob"))
     assert game_row(db, board).status == "cancelled"
-    assert all(r.subject == f"Accasta Board {board} - cancelled" for r in replies)
+    assert all(r.subject == f"Accasta Board {board} - Cancelled" for r in replies)
     refused(db, GameOver, lambda: play(site, board, "alice"))
 
 
@@ -624,7 +624,8 @@ def test_subscribers_get_every_board_mail(db: Database, site: Site, board: int) 
     refused(db, UnknownBoard, lambda: unit.run(site, Subscribe(board + 9), carol))
     replies = play(site, board, "alice")
     to_carol = next(r for r in replies if r.to == "carol@example.org")
-    assert to_carol.reply_as is None and "bob to move" in to_carol.subject
+    assert (to_carol.reply_as, to_carol.reply_key) == ("carol", "follow")
+    assert "bob to move" in to_carol.subject
     unit.run(site, Unsubscribe(board), carol)
     refused(db, BadRequest, lambda: unit.run(site, Unsubscribe(board), carol))
     replies = play(site, board, "bob")
@@ -681,7 +682,9 @@ def test_a_refusal_answered_quotes_the_command_and_remembers_the_mail(
             sender="alice@example.org",
             in_reply_to=message_id,
             message_id=message_id,
-            answer_refusal=lambda e: [error_reply("alice@example.org", e.message, command, 1)],
+            answer_refusal=lambda e: [
+                error_reply("alice@example.org", e.message, command, 1, "accasta")
+            ],
         )
 
     def carry_out(message_id: str) -> unit.Outcome:

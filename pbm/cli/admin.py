@@ -22,7 +22,7 @@ from pbm.cli.site import load_config, located, open_database, open_site, parse_t
 from pbm.store.engine import head_revision, init_db, shown_url
 from pbm.store.engine import upgrade as upgrade_db
 from pbm.usecases import challenges, moves, proposals, queries, unit
-from pbm.usecases.accounts import Signup
+from pbm.usecases.accounts import ChangePassword, Signup
 from pbm.usecases.auth import ADMIN, Who
 from pbm.usecases.boardmail import BoardView, render_board_text
 
@@ -100,6 +100,23 @@ def player_add(ctx: click.Context, userid: str, email: str, name: str, password:
     with open_site(ctx) as site:
         unit.run(site, Signup(userid, password, email, full_name=name, confirmed=True))
         click.echo(f"player {userid} added")
+
+
+@player.command("password")
+@click.argument("userid")
+@click.option(
+    "--password",
+    prompt="New password",
+    hide_input=True,
+    confirmation_prompt=True,
+    help="The new password (asked for if not given).",
+)
+@click.pass_context
+def player_password(ctx: click.Context, userid: str, password: str) -> None:
+    """Set UID's password (a player who lost his address too); he is told by mail."""
+    with open_site(ctx) as site:
+        unit.run(site, ChangePassword(password), Who(userid, ADMIN))
+        click.echo(f"password of {userid} set")
 
 
 @player.command("list")

@@ -35,6 +35,7 @@ def parse(line: str) -> Parsed | None:
 
 
 def parse_reply(line: str, looks_like_move: Callable[[str], bool]) -> Parsed | None:
-    """The command on ``line`` in a reply: a bare move (as the board's game reads moves) or
-    a verb without board, userid and password."""
-    return GRAMMAR.parse_reply(line, looks_like_move)
+    """The command on ``line`` in a reply: a bare move (as the board's game reads moves), a
+    verb without board, userid and password, or a whole command (a corrected one, say)."""
+    found = GRAMMAR.parse_reply(line, looks_like_move)
+    return found if found is not None else GRAMMAR.parse(line, games.names())

@@ -17,6 +17,11 @@ def _password(args: Args, ctx: Context) -> Built:
     return accounts.ChangePassword(args.new_password), ctx.who(args)
 
 
+def _reset(args: Args, ctx: Context) -> Built:
+    assert args.userid is not None
+    return accounts.AskReset(args.userid, ctx.sender), None
+
+
 def _address(args: Args, ctx: Context) -> Built:
     assert args.email is not None
     return accounts.ChangeAddress(args.email), ctx.who(args)
@@ -34,6 +39,12 @@ COMMANDS = (
         _signup,
     ),
     Command(("password",), (USERID, PASSWORD, NEW_PASSWORD), "change your password", _password),
+    Command(
+        ("password reset",),
+        (USERID,),
+        "forgot it? a mail to the account's address lets you set a new one",
+        _reset,
+    ),
     Command(("address",), (USERID, PASSWORD, EMAIL), "change your address", _address),
     Command(
         ("vacation",),

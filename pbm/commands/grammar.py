@@ -239,6 +239,7 @@ class Parsed:
     args: Args
     game: str | None = None
     secrets: frozenset[int] = frozenset()
+    in_reply: bool = False  # read in reply mode: board and player come from the address
 
     def build(self, ctx: Context) -> Built:
         return self.command.build(self.args, ctx)
@@ -276,10 +277,15 @@ class Grammar:
             return None
         names = {g.lower() for g in games}
         first = words[0].lower()
+        pair = " ".join(words[:2]).lower()  # a verb of two words: "password reset"
+        if " " in pair and pair in self.site:
+            first, taken = pair, 2
+        else:
+            taken = 1
         if first in self.site and first not in names:
             command = self.site[first]
             usage = f"{first} needs: {command.usage(verb=first)}"
-            reader = Reader(words[1:], usage, line, 1, names)
+            reader = Reader(words[taken:], usage, line, taken, names)
             args = read_args(command, command.args, reader)
             return Parsed(command, args, None, frozenset(reader.secrets))
         if first in names:
@@ -318,11 +324,11 @@ class Grammar:
         if command is not None:
             usage = f"In a reply: {command.reply_usage(first)}"
             reader = Reader(words[1:], usage, line, 1)
-            return Parsed(command, read_args(command, command.replied, reader))
+            return Parsed(command, read_args(command, command.replied, reader), in_reply=True)
         move = self.reply.get("move")
         if move is not None and looks_like_move(words[0]):
             reader = Reader(words, f"In a reply: {move.reply_usage()}", line)
-            return Parsed(move, read_args(move, move.replied, reader))
+            return Parsed(move, read_args(move, move.replied, reader), in_reply=True)
         return None
 
 

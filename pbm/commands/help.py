@@ -84,14 +84,18 @@ def help_text() -> str:
         ),
         "",
         *wrap(
-            "Replying to a board mail needs no board, userid or password: write just the "
-            "move, or "
+            "Every mail from the server can be answered by Reply. Replying to a board "
+            "mail needs no board, userid or password: write just the move (a greeting "
+            "above it is fine), or "
             + ", ".join(
-                c.reply_form() + (f" ({c.reply_note})" if c.reply_note and c.name != "move" else "")
+                "/".join((c.reply_form(), *c.words[1:]))
+                + (f" ({c.reply_note})" if c.reply_note and c.name != "move" else "")
                 for c in ALL
                 if c.by_reply and c.name != "move"
             )
-            + "."
+            + ". A reply to a chat is passed on as chat; a reply to an error mail may be "
+            "the corrected command; a reply to a mail about your account may hold any "
+            "command."
         ),
     ]
     return "\n".join(lines) + "\n"

@@ -160,10 +160,12 @@ class GameState(Protocol):
         """One legal move in canonical notation (cheap: no full list), or None."""
         ...
 
-    def diagram(self, seat: int | None = None) -> str:
+    def diagram(self, seat: int | None = None, ended: str | None = None) -> str:
         """The ASCII board with a legend and whose turn it is, as ``seat`` sees it.
 
         ``seat`` None: the game's usual side (a game may draw every reader the same).
+        ``ended``: how a game that the position does not end ended (``Black wins
+        (resign)``, ``Cancelled``), said where whose turn it is would be.
         """
         ...
 

@@ -7,6 +7,10 @@ made here, one per reader and context, holding an HMAC under
 - ``pbm+12.bob.TOKEN@example.org``: bob on board 12 (the token of the
   board and the userid). Addresses of mails already sent stay valid as long
   as the secret does.
+- ``pbm+c12.bob.TOKEN@example.org``: bob answering a chat on board 12 (what
+  is no command in the reply is chat).
+- ``pbm+f12.bob.TOKEN@example.org``: bob following board 12 (a reply can
+  only unsubscribe, chat or show).
 - ``pbm+a.bob.TOKEN@example.org``: bob's account (the token also covers a
   nonce of the account, so an address made for one signup never confirms a
   later one of the same userid).
@@ -24,12 +28,13 @@ import re
 from dataclasses import dataclass
 
 TOKEN_LENGTH = 10
-BOARD, ACCOUNT, RESET = "board", "account", "reset"
-_KIND_WORDS = {"a": ACCOUNT, "r": RESET}
+BOARD, CHAT, FOLLOW, ACCOUNT, RESET = "board", "chat", "follow", "account", "reset"
+BOARD_KINDS = (BOARD, CHAT, FOLLOW)  # contexts on a board: the address names it
+_KIND_WORDS = {"a": ACCOUNT, "r": RESET, "c": CHAT, "f": FOLLOW}
 _WORD_OF_KIND = {v: k for k, v in _KIND_WORDS.items()}
 
 _TOKEN_LOCAL = re.compile(
-    r"^(?P<base>[^+]+)\+(?P<key>[0-9]{1,9}|a|r)\.(?P<userid>[^.]+)\.(?P<token>[0-9a-z]+)$"
+    r"^(?P<base>[^+]+)\+(?P<key>[cf]?[0-9]{1,9}|a|r)\.(?P<userid>[^.]+)\.(?P<token>[0-9a-z]+)$"
 )
 _BOUNCE_LOCAL = re.compile(r"^(?P<base>[^+]+)\+bounce-(?P<id>[0-9]{1,12})\.(?P<token>[0-9a-z]+)$")
 
@@ -47,6 +52,8 @@ def _token(secret: str, kind: str, board: int | None, userid: str, nonce: str) -
     if kind == BOARD:
         assert board is not None
         return reply_token(secret, board, userid)
+    if kind in BOARD_KINDS:
+        return _mac(secret, f"{kind}.{board}.{userid.lower()}")
     return _mac(secret, f"{kind}.{userid.lower()}.{nonce}")
 
 
@@ -64,9 +71,14 @@ def context_address(
     board: int | None = None,
     nonce: str = "",
 ) -> str:
-    """The reply address of ``userid`` in a context: a board, his account, a reset."""
+    """The reply address of ``userid`` in a context: a board (as a player, answering a
+    chat, as a follower), his account, a reset."""
     local, _, domain = server_address.partition("@")
-    key = str(board) if kind == BOARD else _WORD_OF_KIND[kind]
+    if kind in BOARD_KINDS:
+        assert board is not None
+        key = ("" if kind == BOARD else _WORD_OF_KIND[kind]) + str(board)
+    else:
+        key = _WORD_OF_KIND[kind]
     token = _token(secret, kind, board, userid, nonce)
     return f"{local}+{key}.{userid.lower()}.{token}@{domain}"
 
@@ -101,10 +113,12 @@ def parse_token_address(address: str, server_address: str) -> TokenAddress | Non
     m = _TOKEN_LOCAL.match(local) if local is not None else None
     if m is None:
         return None
-    key = m.group("key")
-    if key in _KIND_WORDS:
-        return TokenAddress(None, m.group("userid"), m.group("token"), _KIND_WORDS[key])
-    return TokenAddress(int(key), m.group("userid"), m.group("token"))
+    key, userid, token = m.group("key"), m.group("userid"), m.group("token")
+    if key in ("a", "r"):
+        return TokenAddress(None, userid, token, _KIND_WORDS[key])
+    if key[0] in "cf":
+        return TokenAddress(int(key[1:]), userid, token, _KIND_WORDS[key[0]])
+    return TokenAddress(int(key), userid, token)
 
 
 def bounce_address(server_address: str, secret: str, outbox_id: int) -> str:

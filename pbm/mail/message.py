@@ -20,7 +20,7 @@ from email.utils import format_datetime, formataddr
 from typing import Protocol
 
 from pbm.config import Config
-from pbm.mail.addresses import context_address, token_address
+from pbm.mail.addresses import BOARD, BOARD_KINDS, context_address
 
 MAX_LINE = 78  # RFC 5322 2.1.1: lines SHOULD be no more than 78 characters
 
@@ -138,12 +138,10 @@ def reply_address(mail: OutgoingMail, config: Config) -> str | None:
     secret, address = config.mail.secret, config.mail.address
     if not mail.reply_as or not secret:
         return None
-    if mail.reply_key:
-        kind, _, nonce = mail.reply_key.partition(":")
-        return context_address(address, secret, kind, mail.reply_as, nonce=nonce)
-    if mail.board is None:
+    kind, _, nonce = (mail.reply_key or BOARD).partition(":")
+    if kind in BOARD_KINDS and mail.board is None:
         return None
-    return token_address(address, secret, mail.board, mail.reply_as)
+    return context_address(address, secret, kind, mail.reply_as, board=mail.board, nonce=nonce)
 
 
 def build_message(mail: OutgoingMail, config: Config) -> bytes:

@@ -20,16 +20,18 @@ from pbm import commands, games
 from pbm.commands import CommandError, Parsed
 from pbm.commands.grammar import mask
 from pbm.config import Config
-from pbm.mail.addresses import BOARD, TokenAddress
+from pbm.mail.addresses import BOARD_KINDS, CHAT, FOLLOW, RESET, TokenAddress
 from pbm.mail.bounces import report_for
 from pbm.mail.inbound import Inbound, read_message
 from pbm.mail.quotes import command_candidates, subject_command_text
 from pbm.replies import Reply
-from pbm.usecases.accounts import Confirm, account_nonce
-from pbm.usecases.auth import Who
+from pbm.usecases.accounts import Confirm, SetPassword
+from pbm.usecases.auth import ByReply, Who
 from pbm.usecases.bounces import Bounced
-from pbm.usecases.reading import Answer
-from pbm.usecases.refusals import BadRequest, Refuse, Refused, WrongPassword
+from pbm.usecases.readers import account_nonce
+from pbm.usecases.reading import Answer, NoCommand
+from pbm.usecases.refusals import BadRequest, NotAPlayer, Refuse, Refused, WrongPassword
+from pbm.usecases.talk import Chat
 from pbm.usecases.text import wrap
 from pbm.usecases.unit import Action, Request
 from pbm.usecases.world import Account
@@ -113,7 +115,7 @@ def find_commands(mail: Mail, env: Env) -> None:
     inbound = mail.inbound
     assert inbound is not None
     token = inbound.token
-    if token is not None and token.kind != BOARD:
+    if token is not None and token.kind not in BOARD_KINDS:
         if _account_reply(mail, env, token):
             return
         token = None  # an active account's reply: read like mail to the server's address
@@ -134,8 +136,14 @@ def find_commands(mail: Mail, env: Env) -> None:
         )
         mail.settle("done", "wrong reply token")
         return
+    if not lines and token is not None and token.kind == CHAT and comment.strip():
+        # A reply to a chat that holds no command is chat back.
+        assert token.board is not None
+        chat = Chat(token.board, comment)
+        mail.requests.append(reading.acting(chat, Who(token.userid, ByReply(token.board)), mid))
+        return
     if not lines:
-        mail.requests.append(reading.no_command(mid))
+        mail.requests.append(reading.no_command(mid, comment))
         mail.settle("done", "no command")
         return
     for i, line in enumerate(lines[:limit]):
@@ -151,15 +159,29 @@ def find_commands(mail: Mail, env: Env) -> None:
 
 
 def _account_reply(mail: Mail, env: Env, token: TokenAddress) -> bool:
-    """A reply to an account's mail: a confirmation, or (False) mail to read as commands."""
+    """A reply to an account's mail: a confirmation, a new password (a reset), or (False)
+    mail to read as commands."""
     inbound = mail.inbound
     assert inbound is not None
     account = env.account(token.userid)
     reading = _Reading(inbound, env, token)
-    if account is None or not token.is_valid(env.config.mail.secret, account_nonce(account)):
-        invalid = WrongPassword("This reply address is not valid.")
+    nonce = None
+    if account is not None:
+        nonce = account.reset_nonce if token.kind == RESET else account_nonce(account)
+    if account is None or nonce is None or not token.is_valid(env.config.mail.secret, nonce):
+        invalid = WrongPassword("This reply address is not valid (a reset address works once).")
         mail.requests.append(reading.refused(invalid, "", mail.message_id))
         mail.settle("done", "wrong reply token")
+        return True
+    if token.kind == RESET:
+        first = next((ln.strip() for ln in inbound.new_text.splitlines() if ln.strip()), "")
+        if not first:
+            why = BadRequest("Write the new password alone on the first line of your reply.")
+            mail.requests.append(reading.refused(why, "", mail.message_id))
+        else:
+            reset = SetPassword(account.userid, nonce, first)
+            mail.requests.append(reading.acting(reset, None, mail.message_id))
+        mail.settle("done", "password reset")
         return True
     if account.active:
         return False
@@ -198,8 +220,8 @@ class _Reading:
         self.env = env
         self.token = token
         self._read: dict[str, Parsed | CommandError | None] = {}
-        looks = games.get(game).looks_like_move if (game := self._game()) else _any_move
-        self.looks_like_move = looks
+        self.game = self._game()  # of the reply address's board
+        self.looks_like_move = games.get(self.game).looks_like_move if self.game else _any_move
 
     def _game(self) -> str | None:
         if self.token is None or self.token.board is None:
@@ -232,26 +254,40 @@ class _Reading:
                 str(found) if found else f"{line!r} is not a command. Send 'help' for the commands."
             )
             return self.refused(BadRequest(why), line, key, board)
+        if self.token is not None and self.token.kind == FOLLOW:
+            name = found.command.words[0]
+            if name not in FOLLOWER_COMMANDS and found.in_reply:
+                why = (
+                    f"A follower's reply can only {', '.join(FOLLOWER_COMMANDS)}; the moves on "
+                    f"board {board} are its players'."
+                )
+                return self.refused(NotAPlayer(why), line, key, board)
         ctx = commands.Context(
             sender=self.inbound.sender,
             comment=comment,
             message_id=key,
             game=found.game,
-            reply_board=board,
-            reply_userid=self.token.userid if self.token is not None else None,
+            reply_board=board if found.in_reply else None,
+            reply_userid=self.token.userid if self.token is not None and found.in_reply else None,
         )
         action, who = found.build(ctx)
-        return self._request(action, who, mask(line, found.secrets), key, action.board)
+        quoted = mask(line, found.secrets)
+        return self._request(action, who, quoted, key, action.board, found.game)
 
-    def no_command(self, key: str | None) -> Request:
+    def no_command(self, key: str | None, text: str = "") -> Request:
         """A mail with no command: what is wrong with what it tried, or the help."""
         inbound = self.inbound
-        if self.token is not None:
-            why = (
-                "Your reply had no command. Write your move (or resign, show, history, "
-                "moves, undo, accept, reject, chat) on the first line."
-            )
-            return self.refused(BadRequest(why), "", key)
+        if self.token is not None and self.token.board is not None:
+            board = self.token.board
+            lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+            for line in lines:  # a line that tried to be a command, and what is wrong with it
+                found = self.read(line)
+                if isinstance(found, CommandError):
+                    return self.refused(
+                        BadRequest(str(found)), mask(line, found.secrets), key, board
+                    )
+            action = NoCommand(board, self.token.userid, lines[0] if lines else "")
+            return self._request(action, None, "", key, board)
         # A malformed command in a subject the sender typed (not "Re: <our subject>"),
         # then in the body, is explained and quoted; help is for mail with none at all.
         typed = subject_command_text(inbound.subject)
@@ -261,8 +297,19 @@ class _Reading:
             found = self.read(line) if line else None
             if isinstance(found, CommandError):
                 return self.refused(BadRequest(str(found)), mask(line, found.secrets), key)
-        help_action = Answer(inbound.sender, "pbm - help", commands.help_text())
+        intro = "\n".join(
+            wrap(
+                "Your mail held no command, so here is what this server understands. New "
+                "here? Sign up with: signup USERID PASSWORD"
+            )
+        )
+        intro += "\n\n"
+        help_action = Answer(inbound.sender, "pbm - help", intro + commands.help_text())
         return self._request(help_action, None, "", key, None)
+
+    def acting(self, action: Action, who: Who | None, key: str | None) -> Request:
+        """The request of an action found otherwise than on a command line."""
+        return self._request(action, who, "", key, action.board)
 
     def refused(
         self, error: Refused, line: str, key: str | None, board: int | None = None
@@ -270,26 +317,49 @@ class _Reading:
         return self._request(Refuse(error, board), None, line, key, board)
 
     def _request(
-        self, action: Action, who: Who | None, line: str, key: str | None, board: int | None
+        self,
+        action: Action,
+        who: Who | None,
+        line: str,
+        key: str | None,
+        board: int | None,
+        game: str | None = None,
     ) -> Request:
         sender = self.inbound.sender
+        game = game or self.game or _game_word(line)
         return Request(
             action,
             who,
             sender=sender,
             in_reply_to=self.inbound.thread_id,
             message_id=key,
-            answer_refusal=lambda error: [error_reply(sender, error.message, line, board)],
+            answer_refusal=lambda error: [error_reply(sender, error.message, line, board, game)],
         )
+
+
+# What a reply to a follower's mail may ask for.
+FOLLOWER_COMMANDS = ("unsubscribe", "chat", "show", "history", "moves")
+
+
+def _game_word(line: str) -> str | None:
+    """The game a command line names first (``accasta move ...``), if any."""
+    first = line.split(maxsplit=1)[0].lower() if line.strip() else ""
+    return first if first in games.names() else None
 
 
 def _any_move(word: str) -> bool:
     return any(games.get(name).looks_like_move(word) for name in games.names())
 
 
-def error_reply(to: str, why: str, command: str, board: int | None) -> Reply:
-    """The answer to a refused command: the command quoted, why, and that nothing changed."""
-    title = games.get(games.names()[0]).title
+def error_reply(
+    to: str, why: str, command: str, board: int | None, game: str | None = None
+) -> Reply:
+    """The answer to a refused command: the command quoted, why, and that nothing changed.
+
+    Titled by the board (``<Title> Board 12 - error``), else by the game of a game
+    command (``<Title> - error``), else ``pbm - error`` (accounts, help, no command).
+    """
+    title = games.get(game).title if game is not None and game in games.names() else "pbm"
     subject = f"{title} Board {board} - error" if board is not None else f"{title} - error"
     lines = ["Your command:", *wrap(command, indent="  > "), ""] if command else []
     lines += [*wrap(why), "", "Nothing was changed. Send 'help' for the commands."]

@@ -122,10 +122,10 @@ def command_candidates(
     ``text`` is the whole body as text, ``new_text`` what the sender wrote of
     it (``strip_reply``), ``subject`` the Subject as decoded.
 
-    - reply mode: the first non-empty line of ``new_text`` (of ``bottom_text`` when
-      nothing stands above the quote), whatever it is
-      (the caller answers an error if it is no command); the rest is the
-      comment. The subject is never read.
+    - reply mode: the first line of ``new_text`` (of ``bottom_text`` when
+      nothing stands above the quote) that ``is_command`` accepts; the lines
+      before it (a greeting) and after it are the comment. No line accepted:
+      ``[]`` and the whole text as the comment. The subject is never read.
     - subject mode: the subject without prefixes, if ``is_command`` says so;
       the whole ``new_text`` is the comment.
     - body mode: otherwise every line of ``new_text`` that ``is_command``
@@ -139,19 +139,20 @@ def command_candidates(
         if not new_text.strip():  # nothing above the quote: perhaps below it
             lines = bottom_text(text).split("\n")
         for i, line in enumerate(lines):
-            if line.strip():
-                return [line.strip()], "\n".join(lines[i + 1 :]).strip("\n")
-        return [], ""
+            if line.strip() and is_command(line.strip()):
+                parts = ("\n".join(lines[:i]), "\n".join(lines[i + 1 :]))
+                return [line.strip()], "\n".join(p.strip("\n") for p in parts if p.strip())
+        return [], "\n".join(lines).strip("\n")
     typed = subject_command_text(subject)
     if typed and is_command(typed):
         return [typed], new_text
     commands: list[str] = []
-    comment: list[str] = []
+    rest: list[str] = []
     for line in lines:
         if limit is not None and len(commands) > limit:
             break
         if line.strip() and is_command(line.strip()):
             commands.append(line.strip())
         else:
-            comment.append(line)
-    return commands, "\n".join(comment).strip("\n")
+            rest.append(line)
+    return commands, "\n".join(rest).strip("\n")

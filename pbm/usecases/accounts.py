@@ -10,6 +10,7 @@ accounts that are confirmed at once.
 from __future__ import annotations
 
 import re
+import secrets
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -21,6 +22,7 @@ from pbm.replies import Reply
 from pbm.usecases.auth import Actor, hash_password
 from pbm.usecases.changes import AccountChange
 from pbm.usecases.moves import acting
+from pbm.usecases.readers import account_reply_key
 from pbm.usecases.refusals import BadRequest, UserExists, WrongPassword
 from pbm.usecases.text import note
 from pbm.usecases.unit import Decision
@@ -30,16 +32,6 @@ USERID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,19}$")
 # One mailbox, no spaces, no control characters (it goes into To headers).
 EMAIL = re.compile(r"^[^@\s<>\x00-\x1f\x7f]+@[^@\s<>\x00-\x1f\x7f]+$")
 PENDING_DAYS = 7
-
-
-def account_nonce(account: Account) -> str:
-    """What makes an account's reply address its own: one signup, not a later one."""
-    return account.created_at.isoformat()
-
-
-def account_key(account: Account) -> str:
-    """``Reply.reply_key`` of mail whose reply acts for the account (``pbm.mail.addresses``)."""
-    return f"account:{account_nonce(account)}"
 
 
 def welcome(account: Account) -> Reply:
@@ -52,7 +44,7 @@ def welcome(account: Account) -> Reply:
     return replace(
         note(account.email, f"Welcome to pbm, {account.display}", text),
         reply_as=account.userid,
-        reply_key=account_key(account),
+        reply_key=account_reply_key(account),
     )
 
 
@@ -110,7 +102,7 @@ class Signup:
         ask = replace(
             note(self.email, f"pbm - confirm your account {self.userid}", text),
             reply_as=account.userid,
-            reply_key=account_key(account),
+            reply_key=account_reply_key(account),
         )
         return Decision((ask,), (AccountChange(None, account),))
 
@@ -151,6 +143,81 @@ class ChangePassword:
             me.account.email, "pbm - password changed", f"The password of {me.display} was changed."
         )
         return Decision((told,), (AccountChange(me.account, after),))
+
+
+RESET_HOURS = 24
+
+
+@dataclass(frozen=True)
+class AskReset:
+    """A forgotten password: a mail to the account's registered address (never to
+    ``sender``) whose reply address sets a new one, once, within ``RESET_HOURS``."""
+
+    userid: str
+    sender: str
+    board = None
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        account = world.account(self.userid)
+        nonce = f"{world.now.isoformat()}/{secrets.token_hex(8)}"
+        after = replace(account, reset_nonce=nonce)
+        text = (
+            f"Someone (you, we hope) asked to reset the password of {account.display}. To set "
+            "a new one, reply to this mail with the new password alone on the first line. "
+            f"This works once, within {RESET_HOURS} hours. If it was not you, ignore this "
+            "mail: your password stays as it is."
+        )
+        ask = replace(
+            note(account.email, f"pbm - reset the password of {account.display}", text),
+            reply_as=account.userid,
+            reply_key=f"reset:{nonce}",
+        )
+        replies = [ask]
+        if self.sender.lower() != account.email.lower():
+            replies.append(
+                note(
+                    self.sender,
+                    "pbm - password reset",
+                    f"A mail to reset the password of {account.display} went to the "
+                    "account's own address.",
+                )
+            )
+        return Decision(replies, (AccountChange(account, after),))
+
+
+@dataclass(frozen=True)
+class SetPassword:
+    """The reply to a reset mail (``AskReset``, its ``nonce``): the new password is set
+    and the reset address used up; a pending signup is confirmed by it too."""
+
+    userid: str
+    nonce: str
+    new_password: str
+    board = None
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        account = world.account(self.userid)
+        if account.reset_nonce != self.nonce:
+            raise WrongPassword("This reset address was used already; ask for a new one.")
+        asked = datetime.fromisoformat(self.nonce.partition("/")[0])
+        if world.now - asked > timedelta(hours=RESET_HOURS):
+            raise WrongPassword(
+                f"This reset address is older than {RESET_HOURS} hours; ask for a new one "
+                f"with: password reset {account.display}"
+            )
+        check_password(self.new_password)
+        after = replace(
+            account,
+            password_hash=hash_password(self.new_password),
+            reset_nonce=None,
+            status="active",
+        )
+        told = note(
+            account.email,
+            "pbm - password changed",
+            f"The password of {account.display} was changed. It works at once.",
+        )
+        return Decision((told,), (AccountChange(account, after),))
 
 
 @dataclass(frozen=True)

@@ -96,18 +96,19 @@ class BoardView:
 
 
 def subject_status(view: BoardView) -> str:
-    """``bob to move``, ``white wins``, ``cancelled``."""
+    """``bob to move``; a result as the move list writes it: ``White wins``, ``Draw``,
+    ``Cancelled``."""
     if view.status == "cancelled":
-        return "cancelled"
+        return "Cancelled"
     if view.status == "waiting":
         return f"waiting for {view.waiting_for} to accept"
     winner = view.winner
     if view.drawn:
-        return "draw"
+        return "Draw"
     if view.status == "finished" and winner is not None:
-        return f"{view.seat_names[winner].lower()} wins"
+        return f"{view.seat_names[winner]} wins"
     if view.status == "finished":
-        return "game over"
+        return "Game over"
     return f"{view.to_move_name} to move"
 
 
@@ -189,6 +190,19 @@ def _state_lines(view: BoardView) -> list[str]:
     return lines
 
 
+def _ending(view: BoardView) -> str:
+    """How a board ended, for its diagram: ``Black wins (resign)``, ``Draw (agreement)``."""
+    how = f" ({view.termination})" if view.termination else ""
+    if view.status == "cancelled":
+        return "Cancelled"
+    winner = view.winner
+    if view.drawn:
+        return f"Draw{how}"
+    if winner is not None:
+        return f"{view.seat_names[winner]} wins{how}"
+    return "Game over"
+
+
 def _rating_lines(view: BoardView) -> list[str]:
     if not view.rating_changes:
         return []
@@ -234,7 +248,11 @@ def _how_to_reply(view: BoardView, recipient: str | None) -> list[str]:
             indent="  ",
         )
     else:
-        lines += [f"  {view.to_move_name} is to move. Stop following: {g} unsubscribe {b} UID PW"]
+        lines += wrap(
+            f"{view.to_move_name} is to move. If you follow this board, reply to this mail "
+            "with unsubscribe to stop, or chat followed by a message.",
+            indent="  ",
+        )
     if me is not None:
         lines += wrap(
             "By reply you can also send resign, undo, accept, reject, show, history, "
@@ -299,7 +317,8 @@ def _render(
     body += _last_move(view)
     body += _state_lines(view)
     body += ["", "Moves:", *move_list(view.moves), ""]
-    body += view.state.diagram().rstrip("\n").splitlines()
+    ended = None if view.status in ("active", "waiting") else _ending(view)
+    body += view.state.diagram(ended=ended).rstrip("\n").splitlines()
     head = "\n".join(line.rstrip() for line in body)
     timing = [line.rstrip() for line in _timing(view)]
     subject = board_subject(view)
@@ -393,25 +412,32 @@ def audience(board: Board) -> list[tuple[str | None, str]]:
     return out
 
 
-def board_mails(board: Board, now: datetime, headline: str = "") -> list[Reply]:
+def board_mails(
+    board: Board,
+    now: datetime,
+    headline: str = "",
+    told: Mapping[str, Sequence[str]] | None = None,
+) -> list[Reply]:
     """The board mail for every player and follower.
 
-    Each player's copy carries their own reply address (``reply_as``), so the
-    player to move can answer with just the move and the other can answer
-    with chat, undo, resign and the like.
+    ``told``: lines for one reader alone (by userid), above the rest (what
+    became of his queued moves, say). Each player's copy carries his own
+    reply address (``reply_as``), so the player to move can answer with just
+    the move and the other with chat, undo, resign and the like.
     """
     view = board_view(board, now)
     readers = audience(board)
     seats = [board.seat_of(uid) if uid is not None else None for uid, _ in readers]
     names = [view.players[seat] if seat is not None else None for seat in seats]
     mails = render_board_mails(view, names, headline)
+    told = told or {}
     return [
         Reply(
             to=address,
             subject=subject,
-            body=body,
+            body="\n".join([*told[uid], "", body]) if uid is not None and uid in told else body,
             board=board.number,
-            reply_as=uid if seat is not None and board.status in ("active", "waiting") else None,
+            reply_as=uid if seat is not None else None,
             counted=False,
         )
         for (uid, address), seat, (subject, body) in zip(readers, seats, mails, strict=True)

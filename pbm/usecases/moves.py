@@ -13,7 +13,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from pbm.games import RESIGN, GameState, IllegalMove, Outcome
-from pbm.replies import Reply
 from pbm.usecases.auth import Actor
 from pbm.usecases.boardmail import board_mails
 from pbm.usecases.changes import BoardChange
@@ -164,11 +163,24 @@ class Move:
         headline = ""
         if self.claim and after.status == "active":
             after, headline = claimed(after, new_state, mover, now)
-        replies = board_mails(after, now, headline)
+        told: dict[str, list[str]] = {}
         if after.status == "active":
-            after, answered = answer_from_queue(after, after.moves[-1], now)
-            replies += answered
-        return Decision(replies, (BoardChange(board, after),))
+            # The opponent's queued answer is played at once: one board mail for both moves.
+            mine = after.moves[-1]
+            after, owner, lines = answer_from_queue(after, mine, now)
+            if owner is not None:
+                told[owner] = lines
+            if after.moves[-1] is not mine:
+                theirs = after.moves[-1]
+                headline = (
+                    f"{mover.display} played {mine.notation} (move {mine.ply}); "
+                    f"{after.name(theirs.userid)}'s queued answer {theirs.notation} was "
+                    f"played at once (move {theirs.ply})."
+                )
+                if mine.comment.strip():
+                    quoted = "\n".join(wrap(mine.comment.strip(), indent="  > "))
+                    headline += f"\n{mover.display} writes:\n{quoted}"
+        return Decision(board_mails(after, now, headline, told), (BoardChange(board, after),))
 
 
 def claimed(board: Board, state: GameState, actor: Actor, now: datetime) -> tuple[Board, str]:
@@ -212,20 +224,23 @@ class Resign:
         return Decision(board_mails(after, world.now, headline), (BoardChange(board, after),))
 
 
-def answer_from_queue(board: Board, theirs: PlayedMove, now: datetime) -> tuple[Board, list[Reply]]:
+def answer_from_queue(
+    board: Board, theirs: PlayedMove, now: datetime
+) -> tuple[Board, str | None, list[str]]:
     """Play the queued answer of the player now to move, if one fits ``theirs``.
 
     The first queued move whose ``if`` is the move just played (both in
     canonical notation, the ``if`` read in the position it was played from)
     or that has no ``if``, and that is legal, is played; the owner's whole
-    queue is then gone and he is told what became of each.
+    queue is then gone. Returns the board, the owner (None: he queued
+    nothing) and what to tell him of each of his queued moves.
     """
     rules = board.rules
     state = board.state
     owner = board.player_at(state.to_move)
     mine = [q for q in board.queue if q.userid == owner]
     if not mine:
-        return board, []
+        return board, None, []
     before = rules.load(theirs.position_before)
     them = board.name(theirs.userid)
     chosen: tuple[str, GameState, str] | None = None
@@ -252,33 +267,18 @@ def answer_from_queue(board: Board, theirs: PlayedMove, now: datetime) -> tuple[
             continue
         chosen = (q.move_text, new_state, canonical)
     board = replace(board, queue=tuple(q for q in board.queue if q.userid != owner))
-    replies: list[Reply] = []
     if chosen is not None:
         text, new_state, canonical = chosen
         board = played(board, owner, new_state, canonical, text, "", now, queued=True)
-        replies += board_mails(board, now)
-        head = (
-            f"{them} played {theirs.notation}; your queued move {canonical} was played "
-            f"at once as move {new_state.ply}."
-        )
+        head = f"Your queued move {canonical} was played at once as move {new_state.ply}."
     else:
         head = (
-            f"{them} played {theirs.notation}; none of your queued moves could be "
-            "played, so it is your turn."
+            f"None of your queued moves could be played after {them}'s {theirs.notation}, "
+            "so it is your turn."
         )
     lines = wrap(head)
     if notes:
-        lines += ["", "The rest of your queue:" if chosen else "Your queue:"]
+        lines += ["The rest of your queue:" if chosen else "Your queue:"]
         for note in notes:
             lines += wrap(note, indent="    ")
-    replies.append(
-        Reply(
-            to=board.people[owner].email,
-            subject=f"{board.title()} - queued moves",
-            body="\n".join(lines) + "\n",
-            board=board.number,
-            reply_as=owner if board.status == "active" else None,
-            counted=False,
-        )
-    )
-    return board, replies
+    return board, owner, lines

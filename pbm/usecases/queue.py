@@ -87,13 +87,18 @@ class Queue:
 
 def _check(state: GameState, move: str, if_move: str | None, them: str) -> None:
     """Refuse a queued move that can be seen to be wrong already."""
+    # The game's own words say what is wrong with how a move is written.
     if if_move is not None:
         try:
             after, canonical = state.play(if_move)
+        except BadNotation as exc:
+            raise BadRequest(str(exc)) from None
         except IllegalMove as exc:
-            raise BadRequest(f"{if_move} is not a move {them} can make now: {exc}") from None
+            raise BadRequest(f"{them} cannot play {if_move} now: {exc}") from None
         try:
             after.play(move)
+        except BadNotation as exc:
+            raise BadRequest(str(exc)) from None
         except IllegalMove as exc:
             raise BadRequest(f"After {them}'s {canonical}, {move} is not legal: {exc}") from None
         return
@@ -102,6 +107,6 @@ def _check(state: GameState, move: str, if_move: str | None, them: str) -> None:
         try:
             state.play(legal[0])[0].play(move)
         except BadNotation as exc:
-            raise BadRequest(f"{move} is not a move: {exc}") from None
+            raise BadRequest(str(exc)) from None
         except IllegalMove:
             pass  # it may well be legal after another reply

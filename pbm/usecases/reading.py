@@ -9,6 +9,8 @@ from pbm.replies import Reply
 from pbm.usecases.auth import Actor
 from pbm.usecases.boardmail import board_subject, board_view, follows, render_board_mail
 from pbm.usecases.queries import rating_lines, summaries
+from pbm.usecases.readers import reader_on
+from pbm.usecases.refusals import BadRequest
 from pbm.usecases.text import wrap
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import Board, World, rules_of
@@ -28,8 +30,42 @@ class Show:
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
         board = world.board(self.board)
-        subject, body = render_board_mail(board_view(board, world.now))
+        reader = reader_on(board, self.to)
+        name = board.name(reader[0]) if reader is not None and reader[1] is None else None
+        subject, body = render_board_mail(board_view(board, world.now), name)
         return Decision((_answer(board, self.to, subject, body),))
+
+
+@dataclass(frozen=True)
+class NoCommand:
+    """A reply to a board mail with no command or move in it: refused, saying what was
+    found, what a reply may hold, and a move that is legal now for its player to move."""
+
+    board: int
+    userid: str
+    first_line: str = ""
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        board = world.board(self.board)
+        found = f" (it began: {self.first_line[:60]!r})" if self.first_line else ""
+        example = board.state.example_move() if board.status == "active" else None
+        seat = board.seat_of(self.userid.lower())
+        if seat is None:
+            what = "unsubscribe, chat MESSAGE, show, history or moves"
+        elif example is not None and board.state.to_move == seat:
+            what = (
+                f"your move on a line of its own, such as {example} (legal now), or resign, "
+                "draw, claim, undo, accept, reject, cancel, show, history, moves or chat MESSAGE"
+            )
+        else:
+            what = (
+                "queue MOVE, resign, undo, accept, reject, draw, cancel, show, history, moves "
+                "or chat MESSAGE"
+            )
+        raise BadRequest(
+            f"Your reply about board {board.number} had no command or move{found}; a reply "
+            f"may hold {what}."
+        )
 
 
 @dataclass(frozen=True)
@@ -72,6 +108,8 @@ class LegalMoves:
         if legal:
             head = f"{len(legal)} legal moves for {view.to_move_name} (move {board.ply + 1}):"
             lines = [head, "", *wrap("  ".join(legal))]
+            if (reader := reader_on(board, self.to)) is not None and reader[1] is None:
+                lines += ["", "To play one of them, reply to this mail with it."]
         else:
             lines = ["No legal moves: the game is over."]
         body = "\n".join(lines) + "\n"

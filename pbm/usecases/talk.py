@@ -9,6 +9,7 @@ from pbm.usecases.auth import Actor
 from pbm.usecases.boardmail import audience, board_view, render_board_mail
 from pbm.usecases.changes import BoardChange
 from pbm.usecases.moves import acting
+from pbm.usecases.readers import CHAT
 from pbm.usecases.refusals import BadRequest, NotAPlayer
 from pbm.usecases.text import note, wrap
 from pbm.usecases.unit import Decision
@@ -40,7 +41,8 @@ class Chat:
                 subject=subject,
                 body=body + "\n",
                 board=board.number,
-                reply_as=uid if uid and board.seat_of(uid) is not None else None,
+                reply_as=uid,  # a reply is chat back, or a command (``readers.CHAT``)
+                reply_key=CHAT if uid else None,
                 counted=False,
             )
             for uid, address in readers

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from typing import Protocol
 
 from sqlalchemy.exc import IntegrityError
@@ -33,6 +32,7 @@ from pbm.store import inbox, outbox
 from pbm.usecases import limits
 from pbm.usecases.auth import Actor, Password, Who, authenticate, hash_password, needs_rehash
 from pbm.usecases.changes import AccountChange, Change, Stale, VacationChange
+from pbm.usecases.readers import addressed
 from pbm.usecases.refusals import AlreadyProcessed, BoardChanged, Refused
 from pbm.usecases.site import Site
 from pbm.usecases.world import OPEN_END, Key, World
@@ -211,7 +211,7 @@ class Writer:
         return [self._write(item) for item in decided]
 
     def _write(self, item: Decided) -> Outcome:
-        site, session, world, now = self.site, self.session, self.world, self.now
+        site, session, world = self.site, self.session, self.world
         current = item
         stale = bool(current.reads & self.written)
         for _ in range(ATTEMPTS):
@@ -219,7 +219,7 @@ class Writer:
                 world.forget(current.reads)
                 current = decide(site, world, item.request)
             try:
-                outcome = _write_one(site, session, current, now)
+                outcome = _write_one(site, session, current, world)
                 break
             except (Stale, IntegrityError):
                 stale = True
@@ -229,7 +229,7 @@ class Writer:
                 "done. Look at the board and send your command again."
             )
             current = Decided(item.request, None, contended, current.reads)
-            outcome = _write_one(site, session, current, now)
+            outcome = _write_one(site, session, current, world)
         if not outcome.already_done:
             keys = _keys(current.decision)
             self.written |= keys
@@ -237,14 +237,17 @@ class Writer:
         return outcome
 
 
-def _write_one(site: Site, session: Session, item: Decided, now: datetime) -> Outcome:
+def _write_one(site: Site, session: Session, item: Decided, world: World) -> Outcome:
     """Write one decided request in a savepoint of its own: all of it, or nothing.
+
+    Each reply gets its reader's reply address (``readers.addressed``).
 
     Raises ``Stale`` (or the database's ``IntegrityError``) when a change finds
     its values changed: the savepoint is rolled back and the caller decides again.
     """
     request, decision = item.request, item.decision
     outcome = Outcome(request)
+    now = world.now
     try:
         with session.begin_nested():
             if request.message_id and not inbox.remember(session, request.message_id, now):
@@ -262,7 +265,7 @@ def _write_one(site: Site, session: Session, item: Decided, now: datetime) -> Ou
                 for change in decision.changes:
                     change.save(session)
                 replies = tuple(decision.replies)
-            replies = _threaded(replies, request)
+            replies = tuple(addressed(world, r) for r in _threaded(replies, request))
             outcome.replies = tuple(limits.screen(session, replies, now, site.config.limits))
             outcome.outbox_ids = outbox.enqueue(
                 session, outcome.replies, site.mail_domain, now, site.due(now)

@@ -72,10 +72,12 @@ class TicTacToeState:
         legal = self.legal_moves()
         return legal[0] if legal else None
 
-    def diagram(self, seat: int | None = None) -> str:
+    def diagram(self, seat: int | None = None, ended: str | None = None) -> str:
         rows = [f"{r}  " + " ".join(self.cells[(r - 1) * 3 : r * 3]) for r in (3, 2, 1)]
         out = self.outcome
-        if out is None:
+        if out is None and ended is not None:
+            status = ended
+        elif out is None:
             status = f"{MARKS[self.to_move]} to move"
         elif out.winner is None:
             status = f"Draw: {out.termination}"

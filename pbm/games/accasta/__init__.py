@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from pbm.games import IllegalMove, Option, Outcome, check_declared_options
 from pbm.games.accasta.board import CELLS, N_CELLS
+from pbm.games.accasta.diagram import render
 from pbm.games.accasta.help import HELP
 from pbm.games.accasta.notation import parse_turn, turn_to_text
 from pbm.games.accasta.position import (
@@ -105,9 +106,12 @@ class AccastaState:
         turn = first_turn(pos)
         return turn_to_text(pos, turn) if turn is not None else None
 
-    def diagram(self, seat: int | None = None) -> str:
+    def diagram(self, seat: int | None = None, ended: str | None = None) -> str:
         # Every reader sees the board as the classic help page draws it, White below.
-        return str(self.position)
+        pos = self.position
+        if ended is None or pos.outcome() is not None:
+            return str(pos)
+        return render(pos.board, pari=pos.pari, to_move=None, status=ended)
 
     def claim_draw(self) -> Outcome:
         raise IllegalMove("Accasta has no draws: a game ends only when one side wins")
