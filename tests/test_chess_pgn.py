@@ -1,0 +1,145 @@
+"""Tests for chess game records in PGN (pbm.games.chess.pgn)."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+
+import chess
+import chess.pgn
+import pytest
+
+from pbm.games import FORFEIT, GameRecord, RecordedMove
+from pbm.games.chess.pgn import read_pgn, write_pgn
+
+SCHOLARS_MATE = ("e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#")
+STARTED = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+ENDED = datetime(2025, 4, 2, 9, 30, tzinfo=UTC)
+
+
+def record(
+    moves: tuple[str, ...] = SCHOLARS_MATE,
+    comments: dict[int, str] | None = None,
+    result: str = "1-0",
+    termination: str | None = "checkmate",
+    ended: datetime | None = ENDED,
+    forfeit_days: int = 21,
+) -> GameRecord:
+    comments = comments or {}
+    return GameRecord(
+        game="chess",
+        variant="standard",
+        options={},
+        board=12,
+        players=("anna", "bert"),
+        started=STARTED,
+        ended=ended,
+        result=result,
+        termination=termination,
+        moves=tuple(
+            RecordedMove(ply, san, comments.get(ply, "")) for ply, san in enumerate(moves, 1)
+        ),
+        site="pbm@example.org",
+        nag_days=7,
+        forfeit_days=forfeit_days,
+    )
+
+
+def test_seven_tag_roster_and_the_server_tags() -> None:
+    text = write_pgn(record())
+    assert text.splitlines()[:15] == [
+        '[Event "pbm correspondence game"]',
+        '[Site "pbm@example.org"]',
+        '[Date "2025.03.01"]',
+        '[Round "-"]',
+        '[White "anna"]',
+        '[Black "bert"]',
+        '[Result "1-0"]',
+        '[Board "12"]',
+        '[Mode "EM"]',
+        '[TimeControl "1/1814400"]',
+        '[Termination "normal"]',
+        '[TerminationDetails "checkmate"]',
+        '[EndDate "2025.04.02"]',
+        '[PlyCount "7"]',
+        "",
+    ]
+    assert text.splitlines()[15] == "1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0"
+    assert text.endswith("1-0\n")
+
+
+def test_written_game_reads_back_in_python_chess() -> None:
+    game = chess.pgn.read_game(io.StringIO(write_pgn(record())))
+    assert game is not None and not game.errors
+    final = game.end().board()
+    assert final.is_checkmate()
+    expected = chess.Board()
+    for san in SCHOLARS_MATE:
+        expected.push_san(san)
+    assert final.fen() == expected.fen()
+    assert game.headers["Result"] == "1-0"
+
+
+def test_read_pgn_gives_tags_moves_and_result() -> None:
+    tags, moves, result = read_pgn(write_pgn(record()))
+    assert moves == list(SCHOLARS_MATE)
+    assert result == "1-0"
+    assert tags["White"] == "anna" and tags["Board"] == "12"
+    assert tags["TerminationDetails"] == "checkmate"
+
+
+def test_comments_follow_their_moves_with_braces_neutralised() -> None:
+    comments = {3: "Hope {this} works }", 6: "two\nlines", 7: "Sorry!"}
+    text = write_pgn(record(comments=comments))
+    assert "2. Bc4 { Hope (this) works ) } 2... Nc6" in text
+    assert "Nf6 { two lines } 4. Qxf7# { Sorry! } 1-0" in text
+    game = chess.pgn.read_game(io.StringIO(text))
+    assert game is not None
+    nodes = list(game.mainline())
+    assert [node.comment for node in nodes][2] == "Hope (this) works )"
+    assert nodes[6].comment == "Sorry!"
+    assert read_pgn(text)[1] == list(SCHOLARS_MATE)
+
+
+def test_forfeit_resignation_agreement_and_a_game_in_progress() -> None:
+    forfeit = write_pgn(record(SCHOLARS_MATE[:3], result="0-1", termination=FORFEIT))
+    assert '[Termination "time forfeit"]' in forfeit
+    assert '[TerminationDetails "forfeit"]' in forfeit
+    resigned = write_pgn(record(SCHOLARS_MATE[:4], result="1-0", termination="resign"))
+    assert '[Termination "normal"]' in resigned and '[TerminationDetails "resign"]' in resigned
+    agreed = write_pgn(record(SCHOLARS_MATE[:2], result="1/2-1/2", termination="agreement"))
+    assert '[Result "1/2-1/2"]' in agreed and agreed.endswith("1. e4 e5 1/2-1/2\n")
+    going = write_pgn(record(SCHOLARS_MATE[:2], result="*", termination=None, ended=None))
+    assert '[Termination "unterminated"]' in going
+    assert "TerminationDetails" not in going and "EndDate" not in going
+    assert going.endswith("1. e4 e5 *\n")
+    assert read_pgn(going)[2] is None
+
+
+def test_time_control_is_one_move_per_forfeit_time() -> None:
+    assert '[TimeControl "1/259200"]' in write_pgn(record(forfeit_days=3))
+    assert '[TimeControl "-"]' in write_pgn(record(forfeit_days=0))
+
+
+def test_a_record_with_an_illegal_move_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"move 3 of board 12, 'Kf3', is not legal"):
+        write_pgn(record(("e4", "e5", "Kf3")))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "no PGN game found: the text is empty"),
+        ("hello world, how are you?", "no PGN game found: neither tags nor moves"),
+        ("1. e4 e5 2. Nf6", r"move 2\. Nf6 \(White's\) is not legal in the PGN game"),
+        ('[Event "x"]\n\n1. e4 e5 2. Nf3 Nf3 *', r"move 2\.\.\. Nf3 \(Black's\) is not legal"),
+    ],
+)
+def test_read_pgn_refuses_what_is_no_game(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        read_pgn(text)
+
+
+def test_read_pgn_of_tags_without_moves() -> None:
+    tags, moves, result = read_pgn('[Event "x"]\n[White "a"]\n\n*\n')
+    assert (tags["Event"], tags["White"], moves, result) == ("x", "a", [], None)
