@@ -44,6 +44,8 @@ def refusal(board: chess.Board, text: str) -> str:
         ("e2-e4", "e4"),
         ("e2e4", "e4"),
         ("E2E4", "e4"),
+        ("E2e4", "e4"),
+        ("e2-E4", "e4"),
         ("E4", "e4"),
         ("Pe2-e4", "e4"),
         ("1.e4", "e4"),
@@ -366,5 +368,11 @@ def test_ambiguous_moves_list_the_candidates() -> None:
     assert refusal(rooks, "Ra3") == "Ra3 is ambiguous: write R1a3 or R5a3"
     queens = chess.Board("7k/8/8/8/Q1Q5/8/Q7/4K3 w - - 0 1")
     assert refusal(queens, "Qb3") == "Qb3 is ambiguous: write Q2b3, Qa4b3 or Qcb3"
+    assert san(rooks, "R1a3") == "R1a3"
+    assert san(rooks, "Ra1-a3") == "R1a3"
+    bishops = chess.Board("8/8/6P1/8/7K/2B5/6k1/2B5 w - - 25 117")
+    assert refusal(bishops, "Bb2") == "Bb2 is ambiguous: write B1b2 or B3b2"
+    assert san(bishops, "B1b2") == "B1b2"  # not the coordinates b1b2
+    assert san(bishops, "B3b2") == "B3b2"
     assert san(board, "Nbd2") == "Nbd2"
     assert san(board, "Nf3-d2") == "Nfd2"

@@ -54,8 +54,11 @@ _MOVE_NUMBER = re.compile(r"^[0-9]+\.+")
 _SUFFIX = re.compile(r"(?:[+#!?]|e\.p\.|ep)+$")
 _CASTLING = re.compile(r"[O0o]-[O0o](-[O0o])?")
 _GERMAN = str.maketrans({"S": "N", "L": "B", "T": "R", "D": "Q"})
-# Upper-case coordinates (E2E4, E7-E8Q): the square letters are lower case in SAN.
-_UPPER_COORDINATES = re.compile(r"[A-Ha-h][1-8][-x]?[A-Ha-h][1-8](?:=?[QRBNKqrbnk])?")
+# Coordinates with capitals (E2E4, e7-E8Q): SAN writes squares in small letters. Not B1b2,
+# which is SAN: the bishop on rank 1 to b2.
+_UPPER_COORDINATES = re.compile(
+    r"(?:[A-Ha-h][1-8][-x]?[A-H][1-8]|[AC-H][1-8][-x]?[a-h][1-8])(?:=?[QRBNKqrbnk])?"
+)
 _UPPER_SQUARE = re.compile(r"[A-H][1-8]")  # E4: a pawn move written in capitals
 
 # What is left of a move once ``normalize`` has cleaned it: castling, or a
