@@ -33,9 +33,10 @@ class ChessState:
 
     The moves, not just the position, are the state: threefold and fivefold
     repetition look back over them. ``board`` is the position they lead to,
-    built once; it is never changed afterwards (every python-chess call that
-    pushes and pops to look ahead gets a copy). ``ending`` and ``claimable``
-    are worked out once too, when the state is made.
+    built once and never changed afterwards, but for the push and pop by
+    which python-chess looks ahead (a SAN's check sign, a claim), which leave
+    it as it was: a state is a value, but not one for two threads at once.
+    ``ending`` and ``claimable`` are worked out once, when the state is made.
     """
 
     start: str  # FEN of the starting position
@@ -46,9 +47,9 @@ class ChessState:
 
     @classmethod
     def of(cls, start: str, moves: tuple[str, ...], board: chess.Board) -> ChessState:
-        """The state whose position ``board`` is (taken over, not copied)."""
-        scratch = board.copy()
-        return cls(start, moves, board, ending.outcome_of(scratch), ending.claimable(scratch))
+        """The state whose position ``board`` is: taken over, not copied, so no one else's."""
+        # Judging the end pushes and pops moves on ``board``: safe while no one shares it.
+        return cls(start, moves, board, ending.outcome_of(board), ending.claimable(board))
 
     @property
     def variant(self) -> str:
@@ -94,7 +95,7 @@ class ChessState:
         return render(self.board, seat, self.ending, self.claimable)
 
     def claim_draw(self) -> Outcome:
-        return ending.claim(self.board.copy())
+        return ending.claim(self.board)
 
     def dump(self) -> str:
         return json.dumps(

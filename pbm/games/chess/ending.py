@@ -38,7 +38,6 @@ def seat_of(side: chess.Color) -> int:
 
 def outcome_of(board: chess.Board) -> Outcome | None:
     """The game's end by the rules alone (no claims), or None while it goes on."""
-    # board.outcome() pushes and pops to count repetitions: callers pass a board no one shares.
     ended = board.outcome()
     if ended is None:
         return None
