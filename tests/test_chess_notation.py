@@ -53,6 +53,8 @@ def refusal(board: chess.Board, text: str) -> str:
         ("e4!", "e4"),
         ("e4!?", "e4"),
         ("e4?!", "e4"),
+        ("e4.", "e4"),
+        ("e4,", "e4"),
         ("Nf3", "Nf3"),
         ("nf3", "Nf3"),
         ("Ng1-f3", "Nf3"),
@@ -92,12 +94,14 @@ def test_black_recaptures_with_the_queen(text: str) -> None:
     assert san(board_after("e4", "d5", "exd5"), text) == "Qxd5"
 
 
-@pytest.mark.parametrize("text", ["O-O", "0-0", "o-o", "O-O+", "e1g1", "e1-g1", "Ke1-g1", "Ke1g1"])
+@pytest.mark.parametrize(
+    "text", ["O-O", "0-0", "o-o", "O-O+", "O-O.", "e1g1", "e1-g1", "Ke1-g1", "Ke1g1", "Kg1"]
+)
 def test_white_castles_kingside_in_every_notation(text: str) -> None:
     assert san(chess.Board(CASTLING), text) == "O-O"
 
 
-@pytest.mark.parametrize("text", ["O-O-O", "0-0-0", "o-o-o", "e1c1", "e1-c1", "Ke1-c1"])
+@pytest.mark.parametrize("text", ["O-O-O", "0-0-0", "o-o-o", "e1c1", "e1-c1", "Ke1-c1", "Kc1"])
 def test_white_castles_queenside_in_every_notation(text: str) -> None:
     assert san(chess.Board(CASTLING), text) == "O-O-O"
 
@@ -324,6 +328,9 @@ def test_castling_with_pieces_in_the_way() -> None:
         "are in the way"
     )
     assert refusal(board, "Ke1-g1") == refusal(board, "O-O")
+    assert refusal(board, "Kg1") == refusal(board, "O-O")
+    king_on_e2 = chess.Board("4k3/8/8/8/8/8/4K3/8 w - - 0 1")
+    assert refusal(king_on_e2, "Kg1") == "no king of yours can reach g1"
 
 
 def test_castling_out_of_through_and_into_check() -> None:

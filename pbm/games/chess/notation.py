@@ -1,9 +1,10 @@
 """Reading chess moves as correspondence players write them.
 
 Read: SAN (``e4``, ``Nf3``, ``exd5``, ``O-O``, ``0-0-0``, ``e8=Q``, ``e8Q``,
-``Qxf7#``), long algebraic (``e2-e4``, ``Ng1-f3``, ``e7xd8=Q``, ``Nb1xc3``,
-``Ke1-g1`` for castling) and coordinates as UCI writes them (``e2e4``,
-``e7e8q``, ``e1g1``). Tolerated on top: annotations (``+ # ! ? !? e.p.``), a
+``Qxf7#``; ``Kg1`` from e1 for castling), long algebraic (``e2-e4``,
+``Ng1-f3``, ``e7xd8=Q``, ``Nb1xc3``, ``Ke1-g1`` for castling) and
+coordinates as UCI writes them (``e2e4``, ``e7e8q``, ``e1g1``). Tolerated on
+top: annotations (``+ # ! ? !? e.p.``), a closing ``.``, ``,`` or ``;``, a
 move number in front (``1.e4``, ``12...Nf6``), ``:`` or ``×`` for a capture,
 typographic dashes, lower-case piece letters (``nf3``), a pawn's ``P``
 (``Pe2-e4``), figurines (``♘f3``) and the German piece letters S L T D
@@ -50,8 +51,8 @@ _TRANSLATE = str.maketrans(
 )
 _SPACES = re.compile(r"\s+")
 _MOVE_NUMBER = re.compile(r"^[0-9]+\.+")
-# Check and mate marks, annotation glyphs and an en passant note, in any order.
-_SUFFIX = re.compile(r"(?:[+#!?]|e\.p\.|ep)+$")
+# Check and mate marks, annotation glyphs, an en passant note and closing punctuation.
+_SUFFIX = re.compile(r"(?:[+#!?.,;]|e\.p\.|ep)+$")
 _CASTLING = re.compile(r"[O0o]-[O0o](-[O0o])?")
 _GERMAN = str.maketrans({"S": "N", "L": "B", "T": "R", "D": "Q"})
 # Coordinates with capitals (E2E4, e7-E8Q): SAN writes squares in small letters. Not B1b2,
@@ -67,6 +68,7 @@ _UPPER_SQUARE = re.compile(r"[A-H][1-8]")  # E4: a pawn move written in capitals
 _SHAPE = re.compile(r"O-O(?:-O)?|[KQRBN]?[a-h]?[1-8]?[-x]?[a-h][1-8](?:=?[QRBNKqrbnk])?")
 # The forms naming the origin square: long algebraic and coordinates.
 _FROM_TO = re.compile(r"([KQRBN])?([a-h][1-8])[-x]?([a-h][1-8])=?([QRBNKqrbnk])?")
+_KING_TO = re.compile(r"Kx?([a-h][1-8])")
 
 EXAMPLES = "e4, Nf3, exd5, O-O, e8=Q, Ng1-f3 or e2e4"
 
@@ -112,10 +114,22 @@ def parse_move(board: chess.Board, text: str) -> chess.Move:
             return board.parse_san(written)
         except chess.IllegalMoveError:
             raise IllegalMove(refusals.castling(board, kingside=kingside)) from None
-    from_to = _FROM_TO.fullmatch(written)
+    from_to = _FROM_TO.fullmatch(written) or _king_to_castle(board, written)
     if from_to is not None:
         return _parse_from_to(board, written, from_to)
     return _parse_san(board, written)
+
+
+def _king_to_castle(board: chess.Board, written: str) -> re.Match[str] | None:
+    """``Kg1`` (or ``Kc1``) with the king on e1: castling, read as ``Ke1-g1``."""
+    m = _KING_TO.fullmatch(written)
+    king = board.king(board.turn)
+    if m is None or king is None:
+        return None
+    target = chess.parse_square(m.group(1))
+    if not refusals.is_castling_path(board, king, target):
+        return None
+    return _FROM_TO.fullmatch(f"K{chess.square_name(king)}{m.group(1)}")
 
 
 def _parse_from_to(board: chess.Board, written: str, m: re.Match[str]) -> chess.Move:
