@@ -1,7 +1,8 @@
-"""Finished games -> game records (text or JSON); records read back by ``pbm.record``.
+"""Finished games -> game records (text or JSON) on disk; records read back by ``pbm.record``.
 
 The text record is what ``pbm rules replay`` reads: PGN-like tag lines, then
-the numbered moves with comments in braces, then the result.
+the numbered moves with comments in braces, then the result. A game is
+marked archived when its record is written (it stays in the database).
 """
 
 from __future__ import annotations
@@ -9,15 +10,17 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
 import sqlalchemy as sa
-from sqlmodel import col, select
 
-from pbm import games, store
+from pbm.usecases.changes import BoardChange
+from pbm.usecases.site import Site
+from pbm.usecases.world import GAMES, Board, World
+
+FORMATS = ("text", "json")
 
 
 @dataclass(frozen=True)
@@ -35,44 +38,43 @@ def _clean_comment(text: str) -> str:
     return " ".join(text.translate(str.maketrans("{}()", "[][]")).split())
 
 
-def tags(game: store.Game) -> dict[str, str]:
+def tags(board: Board) -> dict[str, str]:
     """The record's tag pairs, in order."""
-    title = games.get(game.game).title
     t = {
-        "Game": title,
-        "Variant": game.variant,
-        "Board": str(game.board),
-        "White": game.white,
-        "Black": game.black,
-        "Started": _date(game.created_at),
-        "Ended": _date(game.ended_at or game.last_move_at or game.created_at),
-        "Result": game.result or "*",
-        "Termination": game.termination or "",
+        "Game": board.rules.title,
+        "Variant": board.variant,
+        "Board": str(board.number),
+        "White": board.white,
+        "Black": board.black,
+        "Started": _date(board.created_at),
+        "Ended": _date(board.ended_at or board.last_move_at or board.created_at),
+        "Result": board.result or "*",
+        "Termination": board.termination or "",
     }
-    if game.options:
-        t["Option"] = " ".join(f"{k}={v}" for k, v in sorted(game.options.items()))
+    if board.options:
+        t["Option"] = " ".join(f"{k}={v}" for k, v in sorted(board.options.items()))
     return t
 
 
-def record_text(game: store.Game, moves: Sequence[store.Move]) -> str:
+def record_text(board: Board) -> str:
     """The text record of a game."""
-    lines = [f'[{k} "{v}"]' for k, v in tags(game).items()]
+    lines = [f'[{k} "{v}"]' for k, v in tags(board).items()]
     lines.append("")
-    for mv in moves:
+    for mv in board.moves:
         comment = _clean_comment(mv.comment)
         entry = mv.notation + (f" {{{comment}}}" if comment else "")
         if mv.ply % 2 == 1:
             lines.append(f"{(mv.ply + 1) // 2}. {entry}")
-        else:  # White moves first, so Black's move joins White's line
+        else:  # the first seat moves first, so the second's move joins its line
             lines[-1] += f" {entry}"
-    lines.append(game.result or "*")
+    lines.append(board.result or "*")
     return "\n".join(lines) + "\n"
 
 
-def record_json(game: store.Game, moves: Sequence[store.Move]) -> str:
+def record_json(board: Board) -> str:
     """The JSON record of a game: its tags and every move with player, time and comment."""
     data = {
-        "tags": tags(game),
+        "tags": tags(board),
         "moves": [
             {
                 "ply": mv.ply,
@@ -82,7 +84,7 @@ def record_json(game: store.Game, moves: Sequence[store.Move]) -> str:
                 "comment": mv.comment,
                 "time": mv.created_at.isoformat(),
             }
-            for mv in moves
+            for mv in board.moves
         ],
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -101,54 +103,28 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def pending_boards(db: store.Database, since: datetime | None = None) -> list[int]:
+def pending_boards(site: Site, since: datetime | None = None) -> list[int]:
     """Finished games not yet archived (ended on or after ``since``), oldest first."""
-    with db.transaction() as s:
-        stmt = select(store.Game.board).where(
-            store.Game.status == "finished", col(store.Game.archived_at).is_(None)
-        )
-        if since is not None:
-            stmt = stmt.where(
-                sa.func.coalesce(
-                    store.Game.ended_at, store.Game.last_move_at, store.Game.created_at
-                )
-                >= since
-            )
-        return [b for b in s.exec(stmt.order_by(col(store.Game.board))).all() if b is not None]
+    stmt = sa.select(GAMES.c.board).where(
+        GAMES.c.status == "finished", GAMES.c.archived_at.is_(None)
+    )
+    if since is not None:
+        ended = sa.func.coalesce(GAMES.c.ended_at, GAMES.c.last_move_at, GAMES.c.created_at)
+        stmt = stmt.where(ended >= since)
+    with site.db.read() as session:
+        return [int(b) for b in session.execute(stmt.order_by(GAMES.c.board)).scalars()]
 
 
-def archive_board(
-    db: store.Database, board: int, out_dir: Path, fmt: str, now: datetime
-) -> ArchivedGame:
+def archive_board(site: Site, number: int, out_dir: Path, fmt: str) -> ArchivedGame:
     """Write one finished game's record and mark it archived (it stays queryable)."""
-    with db.transaction() as s:
-        game = s.get(store.Game, board)
-        if game is None or game.status != "finished":
-            raise ValueError(f"board {board} is not a finished game")
-        moves = s.exec(
-            select(store.Move).where(store.Move.board == board).order_by(col(store.Move.ply))
-        ).all()
-        text = record_json(game, moves) if fmt == "json" else record_text(game, moves)
-        path = out_dir / f"{game.game}-board-{board}.{'json' if fmt == 'json' else 'txt'}"
+    with site.db.transaction() as session:
+        now = site.clock()
+        board = World(session, site.config, now, lock=True).board(number)
+        if board.status != "finished":
+            raise ValueError(f"board {number} is not a finished game")
+        text = record_json(board) if fmt == "json" else record_text(board)
+        suffix = "json" if fmt == "json" else "txt"
+        path = out_dir / f"{board.game}-board-{number}.{suffix}"
         _write_atomically(path, text)
-        game.archived_at = now
-        s.add(game)
-    return ArchivedGame(board, path)
-
-
-def archive(
-    db: store.Database,
-    out_dir: Path,
-    fmt: str = "text",
-    since: datetime | None = None,
-    now: datetime | None = None,
-    progress: Callable[[int], None] | None = None,
-) -> list[ArchivedGame]:
-    """Archive every finished game not yet archived; returns what was written."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    done = []
-    for board in pending_boards(db, since):
-        done.append(archive_board(db, board, out_dir, fmt, now or store.utc_now()))
-        if progress is not None:
-            progress(1)
-    return done
+        BoardChange(board, replace(board, archived_at=now)).save(session)
+    return ArchivedGame(number, path)

@@ -33,13 +33,18 @@ class ServerConfig:
     tick_seconds: int = 60
     process_inbox: bool = True
     inbox_workers: int = 1
+    keep_raw_days: int = 7
 
 
 @dataclass(frozen=True)
 class SmtpConfig:
+    protocol: str = "smtp"  # or "lmtp", behind a mail server
     listen: str = "127.0.0.1:2525"
     hostname: str = ""
     max_message_bytes: int = 1_048_576
+    max_recipients: int = 100
+    connections_per_minute: int = 60
+    messages_per_minute: int = 60
     tls_cert: str = ""
     tls_key: str = ""
 
@@ -67,6 +72,10 @@ class OutboundConfig:
 @dataclass(frozen=True)
 class LimitsConfig:
     error_replies_per_hour: int = 10
+    answers_per_address_per_hour: int = 20
+    commands_per_mail: int = 20
+    password_failures: int = 5
+    password_lockout_minutes: int = 15
 
 
 @dataclass(frozen=True)
@@ -112,10 +121,19 @@ class Config:
         return self.data_path / "outbox"
 
     @property
+    def listen_unix_path(self) -> Path | None:
+        """The unix socket of ``smtp.listen = "unix:/PATH"``, or None for HOST:PORT."""
+        if not self.smtp.listen.startswith("unix:"):
+            return None
+        return (self.base_dir / self.smtp.listen.removeprefix("unix:")).resolve()
+
+    @property
     def listen_host_port(self) -> tuple[str, int]:
         host, _, port = self.smtp.listen.rpartition(":")
         if not host or not port.isdigit():
-            raise ConfigError(f"smtp.listen must be HOST:PORT, not {self.smtp.listen!r}")
+            raise ConfigError(
+                f"smtp.listen must be HOST:PORT or unix:/PATH, not {self.smtp.listen!r}"
+            )
         return host.strip("[]"), int(port)
 
 
@@ -195,6 +213,12 @@ def from_mapping(
             if env_name in env:
                 values[f.name] = _coerce(env_name, env[env_name], default)
         sections[name] = replace(section, **values)
+    protocol = sections["smtp"].protocol
+    if protocol not in ("smtp", "lmtp"):
+        raise ConfigError(f'smtp.protocol must be "smtp" or "lmtp", not {protocol!r}')
+    for key in ("keep_raw_days",):
+        if getattr(sections["server"], key) < 0:
+            raise ConfigError(f"server.{key} must be 0 or more")
     if sections["server"].inbox_workers < 0:
         raise ConfigError(
             f"server.inbox_workers must be 0 or more, not {sections['server'].inbox_workers}"

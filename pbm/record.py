@@ -1,10 +1,12 @@
 """Game records: read them as published (numbered moves, comments, a result) and replay them.
 
-A record may start with PGN-like tag lines (``[Variant "pari"]``,
-``[Option "castle_win=next_turn"]``, ``[Result "1-0"]``); then numbered moves
-(``1. a1:C+b2,HS-c1 g2:C+f2,H+f3``, ``12. ... g1:Cxd1``), comments in
-parentheses or braces, and at the end a result: ``1-0``, ``0-1``, or words
-such as "Black resigns", "Weiß gibt auf", "Il bianco concede". Pure: no I/O.
+A record may start with PGN-like tag lines (``[Game "TITLE"]``,
+``[Variant "VARIANT"]``, ``[Option "KEY=VALUE"]``, ``[Result "1-0"]``); then
+numbered moves (``1. MOVE MOVE``, ``12. ... MOVE``), comments in parentheses
+or braces, and at the end a result: ``1-0``, ``0-1``, ``1/2-1/2``, or words
+such as "Black resigns", "Weiß gibt auf", "Il bianco concede". What is a
+move and how the seats are called in words is the game's to say
+(``Game.looks_like_move``, ``Game.seat_words``). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -13,15 +15,22 @@ import re
 from dataclasses import dataclass, field
 
 from pbm import games
-from pbm.games import GameState, IllegalMove, Outcome
+from pbm.games import (
+    AGREEMENT,
+    RESIGN,
+    RESULTS,
+    SHELL_TERMINATIONS,
+    Game,
+    GameState,
+    IllegalMove,
+    Outcome,
+)
 
 _TAG = re.compile(r'^\s*\[\s*(\w+)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*$')
 _NUMBER = re.compile(r"^(\d+)\.(\.\.)?$")
 _NUMBER_PREFIX = re.compile(r"^(\d+)\.(\.\.)?(?=[^\s.])")
-_MOVE = re.compile(r"^[a-gA-G][1-7]")
-_RESULT_TOKEN = {"1-0": 0, "0-1": 1}
-_WHITE_WORDS = ("white", "weiß", "weiss", "bianco")
-_BLACK_WORDS = ("black", "schwarz", "nero")
+# A record's result, as written -> as pbm writes it (``Outcome.result``).
+_RESULT_TOKEN = {**{r: r for r in RESULTS.values()}, "½-½": RESULTS[None]}
 _GIVE_UP_WORDS = ("resign", "gibt auf", "concede", "abandon", "aufgegeben")
 
 
@@ -39,22 +48,37 @@ class RecordMove:
     comment: str = ""
 
 
+def game_of(tags: dict[str, str], game: str | None = None) -> Game:
+    """The game a record is of: ``game``, else its ``Game`` tag (name or title), else the
+    first game this server runs. ``RecordError`` for a game there is none of."""
+    wanted = game or tags.get("Game")
+    if wanted is None:
+        return games.get(games.names()[0])
+    for name in games.names():
+        found = games.get(name)
+        if wanted.lower() in (found.name.lower(), found.title.lower()):
+            return found
+    raise RecordError(f"no game {wanted!r} here; games: {', '.join(games.names())}")
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
     tags: dict[str, str]
     moves: tuple[RecordMove, ...]
-    result: str | None  # "1-0", "0-1" or None
+    result: str | None  # "1-0", "0-1", "1/2-1/2" or None
     result_words: str = ""
+    game: str = ""  # the game's name
 
     @property
     def variant(self) -> str | None:
         return self.tags.get("Variant")
 
     def options(self) -> dict[str, str]:
-        """Game options from ``[Option "k=v"]`` tags and ``[castle_win "..."]``-style tags."""
+        """Game options from ``[Option "k=v"]`` tags and tags named after an option."""
+        declared = {o.name for o in games.get(self.game).options} if self.game else set()
         opts: dict[str, str] = {}
         for key, value in self.tags.items():
-            if key.lower() in ("castle_win", "d4_opening"):
+            if key.lower() in declared:
                 opts[key.lower()] = value
             elif key.lower() == "options" or key.lower() == "option":
                 for part in re.split(r"[\s,;]+", value):
@@ -94,24 +118,26 @@ def _strip_comments(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def _result_from_words(words: str) -> str | None:
+def _result_from_words(words: str, game: Game) -> str | None:
     low = words.lower()
+    first, second = (any(w in low for w in seat) for seat in game.seat_words)
     if not any(w in low for w in _GIVE_UP_WORDS):
         if "wins" in low or "gewinnt" in low or "vince" in low:
-            if any(w in low for w in _WHITE_WORDS):
-                return "1-0"
-            if any(w in low for w in _BLACK_WORDS):
-                return "0-1"
+            if first:
+                return RESULTS[0]
+            if second:
+                return RESULTS[1]
         return None
-    if any(w in low for w in _WHITE_WORDS):
-        return "0-1"
-    if any(w in low for w in _BLACK_WORDS):
-        return "1-0"
+    if first:
+        return RESULTS[1]
+    if second:
+        return RESULTS[0]
     return None
 
 
-def parse_record(text: str) -> Record:
-    """Read a record; raises ``RecordError`` when the move numbers do not add up."""
+def parse_record(text: str, game: str | None = None) -> Record:
+    """Read a record (of ``game``, else the game its tags name); ``RecordError`` when the
+    move numbers do not add up."""
     tags: dict[str, str] = {}
     body_lines = []
     for ln in text.splitlines():
@@ -120,9 +146,10 @@ def parse_record(text: str) -> Record:
             tags[m.group(1)] = m.group(2).replace('\\"', '"')
         else:
             body_lines.append(ln)
+    rules = game_of(tags, game)
     body = "\n".join(body_lines).replace("*", " ")
     moves: list[RecordMove] = []
-    result: str | None = tags.get("Result") if tags.get("Result") in _RESULT_TOKEN else None
+    result: str | None = _RESULT_TOKEN.get(tags.get("Result", ""))
     trailing: list[str] = []
     ply = 0
     for kind, content in _strip_comments(body):
@@ -155,21 +182,22 @@ def parse_record(text: str) -> Record:
             if token in ("...", "…"):
                 continue
             if token in _RESULT_TOKEN:
-                if result is not None and result != token:
+                ended = _RESULT_TOKEN[token]
+                if result is not None and result != ended:
                     raise RecordError(f"the Result tag says {result}, the record ends with {token}")
-                result = token
+                result = ended
                 continue
-            if token in ("½-½", "1/2-1/2", "*"):
+            if token == "*":
                 continue
-            if _MOVE.match(token) and not trailing:
+            if rules.looks_like_move(token) and not trailing:
                 moves.append(RecordMove(ply // 2 + 1, ply % 2, token.rstrip(";,")))
                 ply += 1
             else:
                 trailing.append(token)
     words = " ".join(trailing)
     if result is None:
-        result = _result_from_words(words)
-    return Record(tags, tuple(moves), result, words)
+        result = _result_from_words(words, rules)
+    return Record(tags, tuple(moves), result, words, rules.name)
 
 
 @dataclass
@@ -178,13 +206,13 @@ class Replay:
 
     state: GameState
     canonical: list[str] = field(default_factory=list)
-    result: str | None = None  # "1-0" / "0-1" / None while the game goes on
+    result: str | None = None  # "1-0" / "0-1" / "1/2-1/2" / None while the game goes on
     termination: str | None = None
 
 
 def replay(
     record: Record,
-    game: str = "accasta",
+    game: str | None = None,
     variant: str | None = None,
     options: dict[str, str] | None = None,
 ) -> Replay:
@@ -194,7 +222,7 @@ def replay(
     result is the rules' verdict when the game ended on the board, else the
     record's own result (a resignation, a forfeit).
     """
-    g = games.get(record.tags.get("Game", game))
+    g = game_of(record.tags, game or record.game or None)
     opts = record.options()
     opts.update(options or {})
     state = g.new(variant or record.variant, opts)
@@ -211,7 +239,7 @@ def replay(
     out.state = state
     outcome: Outcome | None = state.outcome
     if outcome is not None:
-        out.result = "1-0" if outcome.winner == 0 else "0-1"
+        out.result = outcome.result()
         out.termination = outcome.termination
         if record.result is not None and record.result != out.result:
             raise RecordError(
@@ -220,10 +248,12 @@ def replay(
             )
     else:
         out.result = record.result
-        term = record.tags.get("Termination")
-        if term in ("castle", "no moves"):
+        term = record.tags.get("Termination") or None
+        if term is not None and term not in SHELL_TERMINATIONS:
             raise RecordError(
                 f"the record says the game ended by {term}, but after its moves the game goes on"
             )
-        out.termination = term or ("resign" if record.result else None)
+        if term is None and record.result is not None:
+            term = AGREEMENT if record.result == RESULTS[None] else RESIGN
+        out.termination = term
     return out

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Mail benchmark: concurrent players moving by reply against a real ``pbm serve``.
+"""Mail benchmark: concurrent players moving by mail against a real ``pbm serve``.
 
 Sets up a fresh embedded site (SQLite file, Maildir outbox) in a temporary
 folder with CLIENTS boards, starts ``pbm serve``, and lets CLIENTS SMTP
 clients each play their own board move after move: a client mails its move
-to the board's reply-token address and waits until the board mail answering
-it has been written to the Maildir, then sends the next. Reported:
+and waits until the board mail answering it has been written to the
+Maildir, then sends the next. ``--mode reply`` (the default): the move alone,
+to the board's reply-token address. ``--mode subject``: the classic
+``accasta move B UID PW MOVE`` as the Subject, to the server's address, with
+the password in every mail (checked with scrypt; remembered verifications
+make the repeats cheap). Reported:
 
 - moves/s over the whole run;
 - server-side latency, from the mail accepted (the inbox row, committed
@@ -25,7 +29,7 @@ inotify (Linux; elsewhere by looking every 2 ms) and moved to cur/ as a mail
 reader does. The machine's speed varies from run to run: compare runs made
 one after the other, and the no-op line of the same run.
 
-Usage: .venv/bin/python scripts/bench_mail.py [--clients 20] [--moves 25]
+Usage: .venv/bin/python scripts/bench_mail.py [--mode reply|subject] [--clients 20] [--moves 25]
 """
 
 from __future__ import annotations
@@ -55,12 +59,16 @@ import sqlalchemy as sa
 from aiosmtpd.controller import Controller
 
 from pbm import config as config_mod
-from pbm import store
 from pbm.games.accasta import ACCASTA
-from pbm.replies import token_address
-from pbm.service import Service
+from pbm.mail.addresses import token_address
+from pbm.store.engine import Database
+from pbm.usecases import unit
+from pbm.usecases.accounts import Signup
+from pbm.usecases.challenges import Challenge
+from pbm.usecases.site import Site
 
 ADDRESS = "pbm@bench.test"
+PASSWORD = "correct-horse"
 
 
 def pct(values: list[float], p: float) -> float:
@@ -222,30 +230,44 @@ def setup_site(root: Path, clients: int) -> tuple[config_mod.Config, list[tuple[
         [sys.executable, "-m", "pbm", "init"], env=env, check=True, cwd=root, capture_output=True
     )
     cfg = config_mod.load(root / "pbm.toml", env={"PBM_MAIL_ADDRESS": ADDRESS})
-    db = store.Database.open(cfg)
-    service = Service(db, cfg)
+    db = Database.open(cfg)
+    site = Site(db, cfg)
     boards = []
     for i in range(clients):
         w, b = f"w{i}", f"b{i}"
-        service.signup(w, "password", f"{w}@players.test")
-        service.signup(b, "password", f"{b}@players.test")
-        board = service.challenge("accasta", w, b, admin=True)[0].board
+        unit.run(site, Signup(w, PASSWORD, f"{w}@players.test", confirmed=True))
+        unit.run(site, Signup(b, PASSWORD, f"{b}@players.test", confirmed=True))
+        board = unit.run(site, Challenge("accasta", w, b, admin=True))[0].board
         assert board is not None
         boards.append((board, w, b))
     with db.transaction() as s:  # the set-up mails are not part of the measurement
-        s.exec(sa.update(store.OutboxMessage).values(status="sent"))  # type: ignore[call-overload]
+        s.execute(sa.text("UPDATE outbox SET status = 'sent'"))
     db.close()
     return cfg, boards
 
 
+def move_mail(
+    mode: str, cfg: config_mod.Config, board: int, uid: str, move: str
+) -> tuple[str, str, str, bytes]:
+    """A player's move as ``mode`` writes it: a reply with the move, or the classic Subject."""
+    sender = f"{uid}@players.test"
+    if mode == "reply":
+        to = token_address(ADDRESS, cfg.mail.secret, board, uid)
+        return command_mail(sender, to, f"Re: Accasta Board {board}", f"{move}\n")
+    return command_mail(sender, ADDRESS, f"accasta move {board} {uid} {PASSWORD} {move}", "")
+
+
 def run_pbm(
-    root: Path, cfg: config_mod.Config, boards: list[tuple[int, str, str]], moves: int
+    root: Path, cfg: config_mod.Config, boards: list[tuple[int, str, str]], moves: int, mode: str
 ) -> dict[str, float]:
     env = {
         **os.environ,
         "PBM_CONFIG": str(root / "pbm.toml"),
         "PBM_MAIL_ADDRESS": ADDRESS,
         "PBM_SMTP_LISTEN": "127.0.0.1:0",
+        # Every bench client is 127.0.0.1: no per-client rates.
+        "PBM_SMTP_CONNECTIONS_PER_MINUTE": "0",
+        "PBM_SMTP_MESSAGES_PER_MINUTE": "0",
         "PBM_SERVER_LOG_LEVEL": "WARNING",
     }
     proc = subprocess.Popen(
@@ -270,14 +292,8 @@ def run_pbm(
     # server's two cores, and what they spend composing mail is not the server's.
     scripts = [
         [
-            command_mail(
-                f"{uid}@players.test",
-                token_address(ADDRESS, cfg.mail.secret, board, uid),
-                f"Re: Accasta Board {board}",
-                f"{move}\n",
-            )
+            move_mail(mode, cfg, board, white if ply % 2 == 0 else black, move)
             for ply, move in enumerate(game_line(1000 + i, moves))
-            for uid in [white if ply % 2 == 0 else black]
         ]
         for i, (board, white, black) in enumerate(boards)
     ]
@@ -415,15 +431,21 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--moves", type=int, default=25, help="moves per board")
+    ap.add_argument(
+        "--mode",
+        choices=("reply", "subject"),
+        default="reply",
+        help="moves by reply (token address) or as the classic Subject with a password",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="pbm-bench-") as tmp:
         root = Path(tmp)
         cfg, boards = setup_site(root, args.clients)
-        r = run_pbm(root, cfg, boards, args.moves)
+        r = run_pbm(root, cfg, boards, args.moves, args.mode)
         n = run_noop(args.clients, args.moves)
     print(
-        f"pbm serve (SQLite + Maildir), {args.clients} clients, {int(r['moves'])} moves "
-        f"in {r['wall']:.1f} s"
+        f"pbm serve (SQLite + Maildir), {args.mode} mode, {args.clients} clients, "
+        f"{int(r['moves'])} moves in {r['wall']:.1f} s"
     )
     print(f"  moves/s                         {r['rate']:8.1f}   (target >= 150)")
     print(f"  accepted -> reply written  p50  {r['srv_p50']:8.1f} ms")

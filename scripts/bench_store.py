@@ -6,8 +6,8 @@ is migrated with the real migrations, filled with realistic background rows
 by bulk inserts (SQLAlchemy core ``executemany``): players, games (most
 active with a few moves, some finished with a whole game of moves), their
 move rows and an outbox of already sent board mails. Then the same seeded
-sequence of moves is played on fresh boards through the real
-``Service.move`` with ``ADMIN`` auth, one transaction each (WAL,
+sequence of moves is played on fresh boards through the real move use case
+(``unit.run(site, Move(...), Who(uid, ADMIN))``), one transaction each (WAL,
 ``synchronous=FULL``, ``BEGIN IMMEDIATE``), and each call is timed.
 
 The sizes are timed interleaved (each move on every size in turn), so that
@@ -47,9 +47,13 @@ from sqlalchemy import event
 from sqlmodel import SQLModel
 
 import pbm.games
-from pbm import store
 from pbm.config import Config, DatabaseConfig, MailConfig
-from pbm.service import ADMIN, Service
+from pbm.store.engine import Database, init_db
+from pbm.usecases import queries, unit
+from pbm.usecases.auth import ADMIN, Who, hash_password
+from pbm.usecases.challenges import Challenge
+from pbm.usecases.moves import Move
+from pbm.usecases.site import Site
 
 ACCASTA = pbm.games.get("accasta")
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -97,7 +101,7 @@ def chunks(rows: Iterator[dict[str, Any]], size: int = BATCH) -> Iterator[list[d
 
 
 def fill(
-    db: store.Database,
+    db: Database,
     games: int,
     players: int,
     pool: Sequence[Playout],
@@ -106,7 +110,7 @@ def fill(
 ) -> dict[str, int]:
     """Bulk-insert ``games`` background games with their moves and sent board mails."""
     rng = random.Random(seed)
-    pw_hash = store.hash_password("pw")
+    pw_hash = hash_password("pw")
     tables = SQLModel.metadata.tables
     counts = {"players": 0, "games": 0, "moves": 0, "outbox": 0}
     player_rows = [
@@ -117,7 +121,6 @@ def fill(
             "full_name": "",
             "password_hash": pw_hash,
             "created_at": T0,
-            "vacation_days_used": 0,
         }
         for i in range(players)
     ]
@@ -158,7 +161,6 @@ def fill(
                         "body": body,
                         "board": board,
                         "reply_as": uid,
-                        "reply_to": None,
                         "in_reply_to": None,
                         "message_id": f"<pbm.{uuid.UUID(int=rng.getrandbits(128))}@example.org>",
                         "is_error": False,
@@ -210,11 +212,11 @@ def fill(
 
 @dataclass
 class Bench:
-    """One size: its database, service, fresh boards with their planned moves, and timings."""
+    """One size: its database, site, fresh boards with their planned moves, and timings."""
 
     size: int
-    db: store.Database
-    service: Service
+    db: Database
+    site: Site
     boards: list[tuple[int, str, str]]
     plans: list[list[str]]
     fill_seconds: float
@@ -256,11 +258,11 @@ def prepare(
         database=DatabaseConfig(url=url),
         mail=MailConfig(address="pbm@example.org", secret="bench-secret"),
     )
-    db = store.init_db(url)
+    db = init_db(url)
     t = time.perf_counter()
     counts = fill(db, size, players=max(2, min(1000, size // 10)), pool=pool, seed=seed)
     fill_seconds = time.perf_counter() - t
-    service = Service(db, config)
+    site = Site(db, config)
     # The same seeded moves for every size.
     rng = random.Random(f"{seed}:moves")
     per_board = -(-moves // boards)
@@ -269,15 +271,15 @@ def prepare(
     for i in range(boards):
         n = counts["players"]
         white, black = f"p{(2 * i) % n:05d}", f"p{(2 * i + 1) % n:05d}"
-        replies = service.challenge("accasta", white, black, admin=True)
+        replies = unit.run(site, Challenge("accasta", white, black, admin=True))
         assert replies[0].board is not None
         nums.append((replies[0].board, white, black))
     # Warm up (statement caches, the first pages) on a board of its own.
-    warm = service.challenge("accasta", "p00000", "p00001", admin=True)[0].board
+    warm = unit.run(site, Challenge("accasta", "p00000", "p00001", admin=True))[0].board
     assert warm is not None
     for k, mv in enumerate(unfinished(rng, "standard", 4)):
-        service.move(warm, ("p00000", "p00001")[k % 2], ADMIN, mv)
-    return Bench(size, db, service, nums, plans, fill_seconds, counts)
+        unit.run(site, Move(warm, mv), Who(("p00000", "p00001")[k % 2], ADMIN))
+    return Bench(size, db, site, nums, plans, fill_seconds, counts)
 
 
 def run_interleaved(benches: Sequence[Bench], moves: int) -> None:
@@ -309,7 +311,7 @@ def run_interleaved(benches: Sequence[Bench], moves: int) -> None:
                 uid = white if k % 2 == 0 else black
                 sql_time[0] = 0.0
                 t0, c0 = perf(), cpu()
-                b.service.move(board, uid, ADMIN, b.plans[i][k])
+                unit.run(b.site, Move(board, b.plans[i][k]), Who(uid, ADMIN))
                 b.times.append(perf() - t0)
                 b.cpu.append(cpu() - c0)
                 b.sql.append(sql_time[0])
@@ -317,16 +319,16 @@ def run_interleaved(benches: Sequence[Bench], moves: int) -> None:
 
 
 def explain_one_move(
-    service: Service,
-    db: store.Database,
+    site: Site,
+    db: Database,
     board_info: tuple[int, str, str],
     rng: random.Random,
 ) -> None:
     """Capture the SQL of one move and print each statement's query plan."""
     board, white, black = board_info
-    view = service.board_view(board)
-    uid = (white, black)[view.state.to_move]
-    mv = rng.choice(view.state.legal_moves())
+    state = queries.board(site, board).state
+    uid = (white, black)[state.to_move]
+    mv = rng.choice(state.legal_moves())
     seen: list[tuple[str, Any]] = []
 
     def capture(_conn: Any, _cursor: Any, statement: str, params: Any, *_: Any) -> None:
@@ -334,7 +336,7 @@ def explain_one_move(
 
     event.listen(db.engine, "before_cursor_execute", capture)
     try:
-        service.move(board, uid, ADMIN, mv)
+        unit.run(site, Move(board, mv), Who(uid, ADMIN))
     finally:
         event.remove(db.engine, "before_cursor_execute", capture)
     print(f"\nEXPLAIN QUERY PLAN of the {len(seen)} statements of one move:")
@@ -372,7 +374,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t = time.perf_counter()
     pool = [playout(rng, "standard" if i % 4 else "pari", 60) for i in range(24)]
     print(f"{len(pool)} playouts for the background games in {time.perf_counter() - t:.1f} s")
-    print(f"{args.moves} timed Service.move calls (ADMIN) per size, SQLite file in {folder}")
+    print(f"{args.moves} timed moves (ADMIN) per size, SQLite file in {folder}")
     results: list[Bench] = []
     try:
         for size in sorted(args.sizes):
@@ -386,7 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(b.line(), flush=True)
         if args.explain:
             last = results[-1]
-            explain_one_move(last.service, last.db, last.boards[0], random.Random(args.seed))
+            explain_one_move(last.site, last.db, last.boards[0], random.Random(args.seed))
     finally:
         for b in results:
             b.db.close()

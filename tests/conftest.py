@@ -21,20 +21,27 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from argon2 import PasswordHasher
 from mailserver import PbmServer, Sink
 from sqlalchemy.engine import make_url
 
-from pbm import store
 from pbm.config import Config, DatabaseConfig, MailConfig
-from pbm.service import Service
+from pbm.store import tables
+from pbm.store.engine import Database, init_db
+from pbm.usecases import auth, unit
+from pbm.usecases.accounts import Signup
+from pbm.usecases.auth import Password, Who
+from pbm.usecases.challenges import Challenge
+from pbm.usecases.proposals import Accept
+from pbm.usecases.site import Site
 
 POSTGRES_URL = os.environ.get(
     "PBM_TEST_POSTGRES_URL", "postgresql+psycopg://root@127.0.0.1:5432/test"
 )
 
 # Fast password hashing in tests; hashes record their own cost, so the
-# production constant is untouched for anything stored outside tests.
-store.SCRYPT_N = 2**4
+# production setting is untouched for anything stored outside tests.
+auth.HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -70,7 +77,7 @@ def postgres_url() -> Iterator[str]:
         conn.exec_driver_sql(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
     url = _admin_url().set(database=name).render_as_string(hide_password=False)
     try:
-        store.init_db(url).close()
+        init_db(url).close()
         yield url
     finally:
         with admin.connect() as conn:
@@ -91,6 +98,8 @@ _EMPTY_ORDER = (
     "inbox",
     "outbox",
     "processed_messages",
+    "password_failures",
+    "answer_counts",
 )
 _SERIALS = (
     ("games", "board"),
@@ -102,12 +111,13 @@ _SERIALS = (
     ("clock_pauses", "id"),
     ("inbox", "id"),
     ("outbox", "id"),
+    ("password_failures", "id"),
 )
 
 
 def _truncate(url: str) -> None:
     """Empty every table and restart the numbering (board 1 again)."""
-    assert set(_EMPTY_ORDER) == set(store.ALL_TABLES)
+    assert set(_EMPTY_ORDER) == set(tables.ALL_TABLES)
     engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
     try:
         with engine.begin() as conn:
@@ -125,7 +135,7 @@ def _truncate(url: str) -> None:
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A SQLite file migrated once; each test gets a copy (migrating takes ~0.3 s)."""
     path = tmp_path_factory.mktemp("template") / "pbm.sqlite3"
-    store.init_db(f"sqlite:///{path}").close()
+    init_db(f"sqlite:///{path}").close()
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # all of it in the file we copy
     conn.close()
@@ -145,8 +155,8 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def db(db_url: str) -> Iterator[store.Database]:
-    database = store.Database.open(db_url)
+def db(db_url: str) -> Iterator[Database]:
+    database = Database.open(db_url)
     yield database
     database.close()
 
@@ -165,23 +175,23 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def postgres_db(postgres_url: str) -> Iterator[store.Database]:
+def postgres_db(postgres_url: str) -> Iterator[Database]:
     """An emptied PostgreSQL database, for tests about PostgreSQL only."""
     _truncate(postgres_url)
-    database = store.Database.open(postgres_url)
+    database = Database.open(postgres_url)
     yield database
     database.close()
 
 
 @pytest.fixture
-def svc(db: store.Database, config: Config, clock: Clock) -> Service:
-    """The service over the test database, with players alice, bob and carol (password pw).
+def site(db: Database, config: Config, clock: Clock) -> Site:
+    """The site over the test database, with players alice, bob and carol (password pw).
 
-    Modules that need other players define their own ``svc``.
+    Modules that need other players define their own ``site``.
     """
-    s = Service(db, config, clock)
+    s = Site(db, config, clock)
     for uid in ("alice", "bob", "carol"):
-        s.signup(uid, "pw", f"{uid}@example.org")
+        unit.run(s, Signup(uid, "pw", f"{uid}@example.org", confirmed=True))
     return s
 
 
@@ -205,3 +215,14 @@ def server(tmp_path: Path, sink: Sink) -> Iterator[PbmServer]:
     yield srv
     if srv.proc is not None:
         srv.stop()
+
+
+def accepted(site: Site, challenge: Challenge, password: str = "pw") -> int:
+    """Run a player's ``challenge`` and have the other accept it; the started board."""
+    replies = unit.run(site, challenge)
+    board = replies[0].board
+    assert board is not None
+    sender = (challenge.sender or "").lower()
+    opponent = challenge.black if sender.startswith(f"{challenge.white}@") else challenge.white
+    unit.run(site, Accept(board), Who(opponent, Password(password)))
+    return board

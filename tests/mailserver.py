@@ -1,10 +1,11 @@
 """End-to-end harness: a real ``pbm serve`` process, a real SMTP sink, real SMTP clients.
 
 ``PbmServer`` writes a config into a temporary folder, runs ``pbm init`` and
-``pbm serve`` as subprocesses, and learns the listening port from the
-server's first line. ``Sink`` is an aiosmtpd server the test starts: the
-relay the server delivers its replies to. Waiting is for events (a mail
-arriving), polled with a deadline; nothing sleeps to let time pass.
+``pbm serve`` as subprocesses, and learns where it listens (a loopback port,
+or a unix socket for LMTP behind a mail server) from the server's first line.
+``Sink`` is an aiosmtpd server the test starts: the relay the server delivers
+its replies to. Waiting is for events (a mail arriving), polled with a
+deadline; nothing sleeps to let time pass.
 """
 
 from __future__ import annotations
@@ -136,6 +137,9 @@ class PbmServer:
     extra_env: dict[str, str] = field(default_factory=dict)
     proc: subprocess.Popen[str] | None = None
     port: int | None = None
+    protocol: str = "smtp"  # or "lmtp" (smtp.protocol)
+    listen: str = "127.0.0.1:0"  # smtp.listen: a loopback port, or "unix:/PATH"
+    socket_path: Path | None = None  # where it listens when that is a unix socket
 
     @property
     def config_path(self) -> Path:
@@ -148,14 +152,18 @@ class PbmServer:
                 "PBM_CONFIG": str(self.config_path),
                 "PBM_MAIL_ADDRESS": SERVER_ADDRESS,
                 "PBM_DATABASE_URL": self.database_url,
-                "PBM_SMTP_LISTEN": "127.0.0.1:0",
+                "PBM_SMTP_PROTOCOL": self.protocol,
+                "PBM_SMTP_LISTEN": self.listen,
                 "PBM_OUTBOUND_TRANSPORT": self.transport,
                 "PBM_OUTBOUND_SMTP_HOST": "127.0.0.1",
                 "PBM_OUTBOUND_SMTP_PORT": str(self.sink_port or 1),
                 "PBM_OUTBOUND_RETRY_BASE_SECONDS": "0.2",
                 "PBM_SERVER_LOG_LEVEL": "INFO",
-                # Cheap password hashing keeps the suite fast; it is still scrypt.
-                "PBM_TEST_SCRYPT_N": "16",
+                # Every test client is 127.0.0.1, and a correspondence of many mails
+                # is no flood: the per-client rates (tests/test_listener.py) are off
+                # (0) unless a test sets them in extra_env.
+                "PBM_SMTP_CONNECTIONS_PER_MINUTE": "0",
+                "PBM_SMTP_MESSAGES_PER_MINUTE": "0",
             }
         )
         env.update(self.extra_env)
@@ -190,11 +198,14 @@ class PbmServer:
         )
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
-        m = re.search(r"SMTP on [\d.]+:(\d+)", line)
+        m = LISTENING.search(line)
         if m is None:
             self.stop()
             raise AssertionError(f"pbm serve did not start: {line!r}\n{self.log()}")
-        self.port = int(m.group(1))
+        if m["path"] is not None:
+            self.port, self.socket_path = None, Path(m["path"])
+        else:
+            self.port, self.socket_path = int(m["port"]), None
 
     def log(self) -> str:
         p = self.root / "serve.log"
@@ -222,8 +233,22 @@ class PbmServer:
     # -- talking to it as a mail client
 
     def smtp(self) -> smtplib.SMTP:
+        """A client of the running server, in the protocol it speaks (SMTP or LMTP)."""
+        if self.protocol == "lmtp":
+            return self.lmtp()
         assert self.port is not None
         return smtplib.SMTP("127.0.0.1", self.port, timeout=WAIT)
+
+    def lmtp(self) -> smtplib.LMTP:
+        """An LMTP client of the running server, on its unix socket or its port.
+
+        smtplib reads one reply after DATA (bpo-32803): ``sendmail`` is right for
+        one recipient; for more, read the per-recipient replies with ``getreply``.
+        """
+        if self.socket_path is not None:
+            return smtplib.LMTP(str(self.socket_path), timeout=WAIT)
+        assert self.port is not None
+        return smtplib.LMTP("127.0.0.1", self.port, timeout=WAIT)
 
     def send(
         self,
@@ -253,6 +278,13 @@ class PbmServer:
                 s.sendmail(mail_from, [to], msg)
             else:
                 s.send_message(msg, mail_from, [to])
+
+
+# The server's first line: "pbm serve: SMTP on 127.0.0.1:PORT, mail for ..." (or LMTP),
+# or "pbm serve: LMTP on unix:/PATH, mail for ...".
+LISTENING = re.compile(
+    r"(?P<protocol>SMTP|LMTP) on (?:unix:(?P<path>.+?)|\[?[\w.:]+?\]?:(?P<port>\d+)), mail for "
+)
 
 
 def children(pid: int) -> list[int]:
@@ -300,3 +332,29 @@ def until(predicate: Callable[[], bool], timeout: float = WAIT) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("condition not met in time")
         time.sleep(0.05)
+
+
+def sign_up(server: PbmServer, sink: Sink, uid: str, addr: str, pw: str) -> EmailMessage:
+    """Sign ``uid`` up from ``addr`` and confirm it by replying as a mail client does.
+
+    Returns the welcome mail.
+    """
+    server.send(addr, f"signup {uid} {pw}")
+    ask = sink.wait_for(addr, f"confirm your account {uid}")
+    server.send(addr, f"Re: {ask['Subject']}", "Yes, that was me.\n", to=reply_to(ask))
+    return sink.wait_for(addr, f"Welcome to pbm, {uid}")
+
+
+def challenge_accepted(
+    server: PbmServer, sink: Sink, challenger: str, command: str, opponent: str
+) -> EmailMessage:
+    """Mail ``command`` (a challenge) from ``challenger`` and accept it from ``opponent``
+    by replying to the challenge, as a mail client does.
+
+    Returns the first board mail ``challenger`` gets (the board has started).
+    """
+    server.send(challenger, command)
+    sink.wait_for(challenger, re.compile(r"Board \d+ - challenge sent"))
+    ask = sink.wait_for(opponent, re.compile(r"Board \d+ - challenge from"))
+    server.send(opponent, f"Re: {ask['Subject']}", "accept\n", to=reply_to(ask))
+    return sink.wait_for(challenger, re.compile(r"Board \d+ - \w+ to move"))

@@ -8,6 +8,7 @@ itself: the games, the moves, and the board mails in the outbox.
 
 from __future__ import annotations
 
+import email
 import json
 import os
 import pty
@@ -16,7 +17,7 @@ import re
 import subprocess
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,13 +25,25 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 from click.testing import CliRunner, Result
+from conftest import T0
 from sqlmodel import col, select
 
 import pbm.games
-from pbm import store
+from pbm import config as config_mod
 from pbm.cli import main
+from pbm.mail.addresses import parse_token_address
+from pbm.mail.message import build_message
 from pbm.record import parse_record
-from pbm.store import Game, Move, OutboxMessage, Player
+from pbm.store.engine import (
+    Database,
+    alembic_config,
+    current_revision,
+    head_revision,
+    init_db,
+)
+from pbm.store.engine import upgrade as upgrade_db
+from pbm.store.tables import ALL_TABLES, Game, Move, OutboxMessage, Player, UTCDateTime
+from pbm.usecases.auth import hash_password, verify_password
 
 DATA = Path(__file__).parent / "data"
 ACCASTA = pbm.games.get("accasta")
@@ -82,13 +95,13 @@ def cli(tmp_path: Path, db_url: str) -> Cli:
 
 
 @pytest.fixture
-def database(db_url: str) -> store.Database:
-    db = store.Database.open(db_url)
-    yield db  # type: ignore[misc]
+def database(db_url: str) -> Iterator[Database]:
+    db = Database.open(db_url)
+    yield db
     db.close()
 
 
-def outbox(db: store.Database, board: int | None = None) -> list[OutboxMessage]:
+def outbox(db: Database, board: int | None = None) -> list[OutboxMessage]:
     with db.transaction() as s:
         stmt = select(OutboxMessage).order_by(col(OutboxMessage.id))
         if board is not None:
@@ -96,19 +109,19 @@ def outbox(db: store.Database, board: int | None = None) -> list[OutboxMessage]:
         return list(s.exec(stmt).all())
 
 
-def game_row(db: store.Database, board: int) -> Game:
+def game_row(db: Database, board: int) -> Game:
     with db.transaction() as s:
         g = s.get(Game, board)
         assert g is not None
         return g
 
 
-def moves_of(db: store.Database, board: int) -> list[Move]:
+def moves_of(db: Database, board: int) -> list[Move]:
     with db.transaction() as s:
         return list(s.exec(select(Move).where(Move.board == board).order_by(col(Move.ply))).all())
 
 
-def snapshot(db: store.Database) -> dict[str, object]:
+def snapshot(db: Database) -> dict[str, object]:
     """Everything an admin command could change, to show that a refusal changed nothing."""
     with db.engine.connect() as conn:
         counts = {
@@ -155,9 +168,9 @@ def test_init_writes_config_with_fresh_secret_and_creates_database(tmp_path: Pat
         # The default database: data/pbm.sqlite3 next to the config file, migrated.
         db_file = tmp_path / name / "data" / "pbm.sqlite3"
         assert db_file.is_file()
-        db = store.Database.open(f"sqlite:///{db_file}")
+        db = Database.open(f"sqlite:///{db_file}")
         try:
-            assert store.current_revision(db) == store.head_revision()
+            assert current_revision(db) == head_revision()
         finally:
             db.close()
     assert secrets[0] != secrets[1]
@@ -172,10 +185,10 @@ def test_init_writes_config_with_fresh_secret_and_creates_database(tmp_path: Pat
 
 def test_init_on_the_configured_database(tmp_path: Path, db_url: str) -> None:
     result = Cli(tmp_path / "pbm.toml", db_url)("init")
-    assert f"(at revision {store.head_revision()})" in result.output
-    db = store.Database.open(db_url)
+    assert f"(at revision {head_revision()})" in result.output
+    db = Database.open(db_url)
     try:
-        assert store.current_revision(db) == store.head_revision()
+        assert current_revision(db) == head_revision()
     finally:
         db.close()
 
@@ -183,14 +196,14 @@ def test_init_on_the_configured_database(tmp_path: Path, db_url: str) -> None:
 def test_db_upgrade_migrates_an_existing_database(tmp_path: Path) -> None:
     db_file = tmp_path / "old.sqlite3"
     url = f"sqlite:///{db_file}"
-    db = store.init_db(url)
+    db = init_db(url)
     try:
         # An old database: back to before the first migration (no tables of ours).
-        cfg = store.alembic_config(url)
+        cfg = alembic_config(url)
         with db.engine.begin() as conn:
             cfg.attributes["connection"] = conn
             command.downgrade(cfg, "base")
-        assert store.current_revision(db) is None
+        assert current_revision(db) is None
         assert "games" not in sa.inspect(db.engine).get_table_names()
     finally:
         db.close()
@@ -198,20 +211,92 @@ def test_db_upgrade_migrates_an_existing_database(tmp_path: Path) -> None:
     cli = Cli(tmp_path / "pbm.toml", url)
     cli.fails("game", "list", says="run `pbm init` first")
     result = cli("db", "upgrade")
-    assert f"(at revision {store.head_revision()})" in result.output
-    db = store.Database.open(url)
+    assert f"(at revision {head_revision()})" in result.output
+    db = Database.open(url)
     try:
-        assert store.current_revision(db) == store.head_revision()
-        assert set(store.ALL_TABLES) <= set(sa.inspect(db.engine).get_table_names())
+        assert current_revision(db) == head_revision()
+        assert set(ALL_TABLES) <= set(sa.inspect(db.engine).get_table_names())
     finally:
         db.close()
     assert cli("game", "list").output.startswith("board")
 
 
 def test_commands_without_a_database_say_so(tmp_path: Path) -> None:
-    cli = Cli(tmp_path / "pbm.toml", f"sqlite:///{tmp_path / 'none.sqlite3'}")
-    for args in (("player", "list"), ("game", "list"), ("archive", "--out", str(tmp_path))):
+    cli = Cli(tmp_path / "pbm.toml", f"sqlite:///{tmp_path / 'none' / 'pbm.sqlite3'}")
+    for args in (
+        ("player", "list"),
+        ("player", "add", "carol", "carol@example.org", "--password", "pw"),
+        ("game", "list"),
+        ("game", "show", "1"),
+        ("archive", "--out", str(tmp_path / "a")),
+    ):
         cli.fails(*args, says="run `pbm init` first")
+    # No command but init makes a database: a typo in the URL is not a new empty site.
+    assert not (tmp_path / "none").exists()
+    assert not (tmp_path / "a").exists()
+
+
+def _site_at_0003(url: str) -> None:
+    """A site as pbm left it before revision 0004: alice and bob, board 1 (alice to move)."""
+    db = Database.open(url)
+    try:
+        upgrade_db(db, "0003")
+        t = sa.bindparam("t", T0, type_=UTCDateTime)
+        with db.engine.begin() as conn:
+            for uid in ("alice", "bob"):
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO players (userid, display, email, full_name, password_hash,"
+                        " created_at, vacation_days_used) VALUES (:u, :u, :e, '', :h, :t, 0)"
+                    ).bindparams(t),
+                    {"u": uid, "e": f"{uid}@example.org", "h": hash_password("pw")},
+                )
+            conn.execute(
+                sa.text(
+                    "INSERT INTO games (game, variant, options, white, black, status, position,"
+                    " ply, version, nag_days, forfeit_days, created_at, clock_since)"
+                    " VALUES ('accasta', 'standard', :o, 'alice', 'bob', 'active', :p,"
+                    " 0, 0, 7, 21, :t, :t)"
+                ).bindparams(t),
+                {"o": json.dumps(dict(ACCASTA.new().options)), "p": ACCASTA.new().dump()},
+            )
+    finally:
+        db.close()
+
+
+def test_db_upgrade_of_a_site_with_games_keeps_them(tmp_path: Path) -> None:
+    """The upgrade every existing site makes: its players and games go on as they were."""
+    url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
+    _site_at_0003(url)
+    cli = Cli(tmp_path / "pbm.toml", url)
+    result = cli("db", "upgrade")
+    assert f"(at revision {head_revision()})" in result.output
+    rows = table_rows(cli("game", "list").output)
+    assert [r[:5] for r in rows[1:]] == [["1", "accasta", "standard", "alice-bob", "alice"]]
+    first = ACCASTA.new().legal_moves()[0]
+    out = cli("game", "move", "1", "alice", first).output
+    assert out == f"board 1: {first} played; bob to move\n"
+    assert [r[0] for r in table_rows(cli("player", "list").output)[1:]] == ["alice", "bob"]
+
+
+def test_a_database_not_yet_upgraded_says_so_and_changes_nothing(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
+    _site_at_0003(url)
+    cli = Cli(tmp_path / "pbm.toml", url)
+    db = Database.open(url)
+    try:
+        before = snapshot(db)
+        for args in (
+            ("game", "list"),
+            ("player", "add", "carol", "carol@example.org", "--password", "pw"),
+            ("game", "move", "1", "alice", ACCASTA.new().legal_moves()[0]),
+        ):
+            result = cli.fails(*args, says="pbm db upgrade")
+            assert len(result.output.strip().splitlines()) == 1
+        assert snapshot(db) == before
+        assert current_revision(db) == "0003"
+    finally:
+        db.close()
 
 
 def test_a_bad_config_is_a_clear_error(tmp_path: Path) -> None:
@@ -223,17 +308,15 @@ def test_a_bad_config_is_a_clear_error(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- players
 
 
-def test_player_add_asks_for_the_password_and_mails_a_welcome(
-    cli: Cli, database: store.Database
-) -> None:
+def test_player_add_asks_for_the_password_and_mails_a_welcome(cli: Cli, database: Database) -> None:
     result = cli("player", "add", "Carol", "carol@example.org", input="s3cret\ns3cret\n")
     assert "player Carol added" in result.output
     with database.transaction() as s:
         carol = s.get(Player, "carol")
         assert carol is not None
         assert carol.display == "Carol"
-        assert store.verify_password("s3cret", carol.password_hash)
-        assert not store.verify_password("pw", carol.password_hash)
+        assert verify_password("s3cret", carol.password_hash)
+        assert not verify_password("pw", carol.password_hash)
     welcome = [m for m in outbox(database) if m.to_addr == "carol@example.org"]
     assert len(welcome) == 1
     assert "Welcome" in welcome[0].subject
@@ -247,7 +330,7 @@ def test_player_add_asks_for_the_password_and_mails_a_welcome(
     ]
 
 
-def test_player_add_refusals_change_nothing(cli: Cli, database: store.Database) -> None:
+def test_player_add_refusals_change_nothing(cli: Cli, database: Database) -> None:
     before = snapshot(database)
     cli.fails("player", "add", "alice", "x@example.org", "--password", "pw", says="taken")
     cli.fails("player", "add", "dave", "not-an-address", "--password", "pw", says="not a mail")
@@ -258,9 +341,7 @@ def test_player_add_refusals_change_nothing(cli: Cli, database: store.Database) 
 # ---------------------------------------------------------------- games
 
 
-def test_game_create_prints_the_board_and_mails_both_players(
-    cli: Cli, database: store.Database
-) -> None:
+def test_game_create_prints_the_board_and_mails_both_players(cli: Cli, database: Database) -> None:
     board = create(
         cli,
         "alice",
@@ -281,7 +362,13 @@ def test_game_create_prints_the_board_and_mails_both_players(
     mails = outbox(database, board)
     assert sorted(m.to_addr for m in mails) == ["alice@example.org", "bob@example.org"]
     assert all(m.subject == f"Accasta Board {board} - alice to move" for m in mails)
-    assert all(m.reply_to for m in mails)  # the config init wrote has a secret
+    # The config init wrote has a secret: each player's mail carries his reply address.
+    cfg = config_mod.load(cli.config_file, env={})
+    for m in mails:
+        reply_to = email.message_from_bytes(build_message(m, cfg))["Reply-To"]
+        token = parse_token_address(reply_to, "pbm@example.org")
+        assert token is not None and token.is_valid(cfg.mail.secret)
+        assert (token.board, token.userid) == (board, m.to_addr.partition("@")[0])
 
     # Defaults: standard, the clock section's days.
     board2 = create(cli, "bob", "alice")
@@ -342,9 +429,7 @@ def test_game_show_prints_diagram_and_moves(cli: Cli) -> None:
     cli.fails("game", "show", "999", says="There is no board 999")
 
 
-def test_game_move_plays_for_a_player_and_mails_the_board(
-    cli: Cli, database: store.Database
-) -> None:
+def test_game_move_plays_for_a_player_and_mails_the_board(cli: Cli, database: Database) -> None:
     board = create(cli, "alice", "bob")
     mails_before = len(outbox(database, board))
     state = ACCASTA.new()
@@ -368,7 +453,7 @@ def test_game_move_plays_for_a_player_and_mails_the_board(
     assert all("bob resigned." in m.body for m in resign_mails)
 
 
-def test_game_cancel_tells_the_players(cli: Cli, database: store.Database) -> None:
+def test_game_cancel_tells_the_players(cli: Cli, database: Database) -> None:
     board = create(cli, "alice", "bob")
     cli("game", "move", str(board), "alice", ACCASTA.new().legal_moves()[0])
     before = len(outbox(database, board))
@@ -380,7 +465,7 @@ def test_game_cancel_tells_the_players(cli: Cli, database: store.Database) -> No
     assert all("cancelled the board" in m.body for m in mails)
 
 
-def test_game_refusals_say_why_and_change_nothing(cli: Cli, database: store.Database) -> None:
+def test_game_refusals_say_why_and_change_nothing(cli: Cli, database: Database) -> None:
     board = create(cli, "alice", "bob")
     cli("game", "move", str(board), "alice", ACCASTA.new().legal_moves()[0])
     finished = create(cli, "bob", "alice")
@@ -451,7 +536,7 @@ def replay(cli: Cli, path: Path) -> Result:
     [("sample_standard.txt", "bob", "1-0"), ("sample_pari.txt", "alice", "0-1")],
 )
 def test_sample_game_played_archived_and_replayed(
-    cli: Cli, database: store.Database, tmp_path: Path, sample: str, loser: str, result: str
+    cli: Cli, database: Database, tmp_path: Path, sample: str, loser: str, result: str
 ) -> None:
     record = parse_record((DATA / sample).read_text(encoding="utf-8"))
     variant = record.variant or "standard"
@@ -509,7 +594,7 @@ def castle_game(seed: int = 2078) -> tuple[list[str], str]:
 
 
 def test_a_game_won_on_the_board_archived_and_replayed(
-    cli: Cli, database: store.Database, tmp_path: Path
+    cli: Cli, database: Database, tmp_path: Path
 ) -> None:
     played, result = castle_game()
     board = create(cli, "alice", "bob")
@@ -559,7 +644,7 @@ def test_a_game_won_on_the_board_archived_and_replayed(
     assert f"the record says {other}, but the moves end with {result} (castle)" in rep.stderr
 
 
-def test_archive_json_and_since(cli: Cli, database: store.Database, tmp_path: Path) -> None:
+def test_archive_json_and_since(cli: Cli, database: Database, tmp_path: Path) -> None:
     board = create(cli, "alice", "bob")
     first = ACCASTA.new().legal_moves()[0]
     cli("game", "move", str(board), "alice", first, "--comment", "a {braced} note")
@@ -598,7 +683,7 @@ def test_text_record_keeps_comments_readable(cli: Cli, tmp_path: Path) -> None:
 
 
 def test_archive_that_cannot_write_leaves_the_game_unarchived(
-    cli: Cli, database: store.Database, tmp_path: Path
+    cli: Cli, database: Database, tmp_path: Path
 ) -> None:
     board = create(cli, "alice", "bob")
     cli("game", "move", str(board), "alice", "resign")

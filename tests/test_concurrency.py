@@ -2,7 +2,8 @@
 
 Exactly one is applied; the others are refused (NotYourTurn, BoardChanged,
 AlreadyProcessed) and leave no trace: one move row, one version bump, and
-only the winner's mails in the outbox.
+only the winner's mails in the outbox. Each thread or process has a site of
+its own (its own engine), as separate workers would.
 """
 
 from __future__ import annotations
@@ -19,42 +20,48 @@ from sqlmodel import col, select
 
 import pbm.games
 from pbm.config import Config
-from pbm.service import (
-    AlreadyProcessed,
-    BoardChanged,
-    NotYourTurn,
-    Password,
-    Service,
-    ServiceError,
-)
-from pbm.store import Database, Game, Move, OutboxMessage, ProcessedMessage
+from pbm.store.engine import Database
+from pbm.store.tables import Game, Move, OutboxMessage, ProcessedMessage
+from pbm.usecases import unit
+from pbm.usecases.accounts import Signup
+from pbm.usecases.auth import Password, Who
+from pbm.usecases.challenges import Challenge
+from pbm.usecases.moves import Move as MoveAction
+from pbm.usecases.moves import Resign
+from pbm.usecases.refusals import AlreadyProcessed, BoardChanged, NotYourTurn, Refused
+from pbm.usecases.site import Site
 
 ACCASTA = pbm.games.get("accasta")
-PW = Password("pw")
+ALICE = Who("alice", Password("pw"))
 FIRST_MOVES = ACCASTA.new().legal_moves()
 
 
 @pytest.fixture
-def svc(db: Database, config: Config, clock: Clock) -> Service:
-    s = Service(db, config, clock)
-    s.signup("alice", "pw", "alice@example.org")
-    s.signup("bob", "pw", "bob@example.org")
+def site(db: Database, config: Config, clock: Clock) -> Site:
+    s = Site(db, config, clock)
+    unit.run(s, Signup("alice", "pw", "alice@example.org", confirmed=True))
+    unit.run(s, Signup("bob", "pw", "bob@example.org", confirmed=True))
     return s
 
 
-def new_board(svc: Service) -> int:
-    board = svc.challenge("accasta", "alice", "bob", admin=True)[0].board
+def new_board(site: Site) -> int:
+    board = unit.run(site, Challenge("accasta", "alice", "bob", admin=True))[0].board
     assert board is not None
     return board
 
 
 def outcome(call: Callable[[], object]) -> str:
-    """``ok`` or the name of the ServiceError raised."""
+    """``ok`` or the name of the refusal (or ``AlreadyProcessed``) raised."""
     try:
         call()
-    except ServiceError as exc:
+    except (Refused, AlreadyProcessed) as exc:
         return type(exc).__name__
     return "ok"
+
+
+def sites(site: Site, n: int) -> list[Site]:
+    """``n`` sites on the same database, each with an engine of its own."""
+    return [Site(Database.open(site.db.engine.url), site.config, site.clock) for _ in range(n)]
 
 
 def race(calls: list[Callable[[], object]]) -> list[str]:
@@ -93,64 +100,94 @@ def outbox_count(db: Database) -> int:
 
 
 @pytest.mark.parametrize("guard", [False, True], ids=["plain", "with-#1"])
-def test_threads_conflicting_moves(db: Database, config: Config, svc: Service, guard: bool) -> None:
+def test_threads_conflicting_moves(db: Database, site: Site, guard: bool) -> None:
     for round_ in range(4):
-        board = new_board(svc)
+        board = new_board(site)
         before = outbox_count(db)
         moves = [FIRST_MOVES[round_], FIRST_MOVES[-1 - round_], FIRST_MOVES[50 + round_]]
         suffix = "#1" if guard else ""
-        # Each thread with its own Service and engine, as separate workers would be.
-        services = [Service(Database.open(db.engine.url), config, svc.clock) for _ in moves]
+        workers = sites(site, len(moves))
         try:
             results = race(
                 [
-                    partial(s.move, board, "alice", PW, m + suffix)
-                    for s, m in zip(services, moves, strict=True)
+                    partial(unit.run, w, MoveAction(board, m + suffix), ALICE)
+                    for w, m in zip(workers, moves, strict=True)
                 ]
             )
         finally:
-            for s in services:
-                s.db.close()
+            for w in workers:
+                w.db.close()
         assert sorted(results).count("ok") == 1, results
         refusals = {r for r in results if r != "ok"}
         assert refusals <= {NotYourTurn.__name__, BoardChanged.__name__}, results
         check_one_move(db, board, before, moves)
 
 
-def test_threads_same_mail_delivered_twice(db: Database, config: Config, svc: Service) -> None:
+def test_threads_same_mail_delivered_twice(db: Database, site: Site) -> None:
     for round_ in range(3):
-        board = new_board(svc)
+        board = new_board(site)
         before = outbox_count(db)
         mid = f"<same-{round_}@example.org>"
-        services = [Service(Database.open(db.engine.url), config, svc.clock) for _ in range(3)]
-        move = FIRST_MOVES[round_]
+        workers = sites(site, 3)
+        move = MoveAction(board, FIRST_MOVES[round_])
         try:
-            results = race(
-                [partial(s.move, board, "alice", PW, move, message_id=mid) for s in services]
-            )
+            results = race([partial(unit.run, w, move, ALICE, message_id=mid) for w in workers])
         finally:
-            for s in services:
-                s.db.close()
+            for w in workers:
+                w.db.close()
         assert sorted(results) == ["AlreadyProcessed", "AlreadyProcessed", "ok"], results
-        check_one_move(db, board, before, [move])
+        check_one_move(db, board, before, [move.text])
         with db.transaction() as s:
             assert s.get(ProcessedMessage, mid) is not None
 
 
-def test_threads_move_against_resign(db: Database, config: Config, svc: Service) -> None:
+def test_threads_moves_decided_on_one_snapshot(db: Database, site: Site) -> None:
+    """As the inbox workers do: decide on a snapshot, then write; all decided before any writes.
+
+    The compare-and-set finds the board changed for all but one; each of those
+    is decided again on the board as it is now, and refused.
+    """
+    board = new_board(site)
+    before = outbox_count(db)
+    moves = [FIRST_MOVES[0], FIRST_MOVES[9], FIRST_MOVES[-1]]
+    workers = sites(site, len(moves))
+    decided_all = threading.Barrier(len(moves))
+
+    def worker(w: Site, text: str) -> None:
+        request = unit.Request(MoveAction(board, text), ALICE)
+        with w.db.read() as snap:
+            decided = unit.decide_all(w, snap, [request])
+        assert not isinstance(decided[0].decision, Refused)
+        decided_all.wait(30)
+        with w.db.transaction() as s:
+            (done,) = unit.write(w, s, decided)
+        if done.refused is not None:
+            raise done.refused
+
+    try:
+        results = race([partial(worker, w, m) for w, m in zip(workers, moves, strict=True)])
+    finally:
+        for w in workers:
+            w.db.close()
+    assert results.count("ok") == 1, results
+    assert {r for r in results if r != "ok"} == {NotYourTurn.__name__}, results
+    check_one_move(db, board, before, moves)
+
+
+def test_threads_move_against_resign(db: Database, site: Site) -> None:
     """White moves while White resigns: one of the two, never both."""
-    board = new_board(svc)
-    services = [Service(Database.open(db.engine.url), config, svc.clock) for _ in range(2)]
+    board = new_board(site)
+    workers = sites(site, 2)
     try:
         results = race(
             [
-                lambda: services[0].move(board, "alice", PW, FIRST_MOVES[0]),
-                lambda: services[1].resign(board, "alice", PW),
+                partial(unit.run, workers[0], MoveAction(board, FIRST_MOVES[0]), ALICE),
+                partial(unit.run, workers[1], Resign(board), ALICE),
             ]
         )
     finally:
-        for s in services:
-            s.db.close()
+        for w in workers:
+            w.db.close()
     with db.transaction() as s:
         g = s.get(Game, board)
         assert g is not None
@@ -176,14 +213,13 @@ def _process_move(
     barrier: Any,
     results: Any,
 ) -> None:
-    """In a child process: its own engine and Service, one move, report the outcome."""
+    """In a child process: its own engine and site, one move, report the outcome."""
     db = Database.open(url)
     try:
-        svc = Service(db, config)
+        site = Site(db, config)
+        action = MoveAction(board, move + "#1")
         barrier.wait()
-        results.put(
-            outcome(lambda: svc.move(board, "alice", PW, move + "#1", message_id=message_id))
-        )
+        results.put(outcome(lambda: unit.run(site, action, ALICE, message_id=message_id)))
     finally:
         db.close()
 
@@ -209,9 +245,9 @@ def _race_processes(
     return out
 
 
-def test_processes_conflicting_moves(db: Database, config: Config, svc: Service) -> None:
+def test_processes_conflicting_moves(db: Database, config: Config, site: Site) -> None:
     url = db.engine.url.render_as_string(hide_password=False)
-    board = new_board(svc)
+    board = new_board(site)
     before = outbox_count(db)
     moves = [FIRST_MOVES[0], FIRST_MOVES[7], FIRST_MOVES[-1]]
     results = _race_processes(url, config, board, moves, None)
@@ -220,9 +256,9 @@ def test_processes_conflicting_moves(db: Database, config: Config, svc: Service)
     check_one_move(db, board, before, moves)
 
 
-def test_processes_same_mail_twice(db: Database, config: Config, svc: Service) -> None:
+def test_processes_same_mail_twice(db: Database, config: Config, site: Site) -> None:
     url = db.engine.url.render_as_string(hide_password=False)
-    board = new_board(svc)
+    board = new_board(site)
     before = outbox_count(db)
     move = FIRST_MOVES[3]
     results = _race_processes(url, config, board, [move, move], "<twice@example.org>")

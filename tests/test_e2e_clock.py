@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 
 import pytest
-from mailserver import PbmServer, Sink, board_number, body_of, reply_to
+from mailserver import PbmServer, Sink, board_number, body_of, challenge_accepted, reply_to, sign_up
 
 pytestmark = pytest.mark.e2e
 
@@ -26,12 +26,11 @@ def flat(text: str) -> str:
 
 
 def start_board(server: PbmServer, sink: Sink) -> int:
-    server.send(ALICE, "signup alice pw-a")
-    sink.wait_for(ALICE, "Welcome")
-    server.send(BOB, "signup bob pw-b")
-    sink.wait_for(BOB, "Welcome")
-    server.send(ALICE, "accasta challenge alice bob")
-    board = board_number(sink.wait_for(ALICE, "alice to move"))
+    sign_up(server, sink, "alice", ALICE, "pw-a")
+    sign_up(server, sink, "bob", BOB, "pw-b")
+    board = board_number(
+        challenge_accepted(server, sink, ALICE, "accasta challenge alice bob", BOB)
+    )
     sink.wait_for(BOB, "alice to move")
     return board
 

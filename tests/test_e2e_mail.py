@@ -21,8 +21,9 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
 
+import mailserver
 import pytest
-from mailserver import SERVER_ADDRESS, PbmServer, Sink, board_number, body_of, reply_to
+from mailserver import SERVER_ADDRESS, PbmServer, Sink, board_number, body_of, reply_to, sign_up
 
 import pbm.games
 
@@ -65,16 +66,14 @@ def server(tmp_path: Path, initialized: Path, sink: Sink) -> Iterator[PbmServer]
 
 
 def signup(server: PbmServer, sink: Sink, uid: str, addr: str, pw: str) -> None:
-    server.send(addr, f"signup {uid} {pw}")
-    sink.wait_for(addr, f"Welcome to pbm, {uid}")
+    sign_up(server, sink, uid, addr, pw)
 
 
 def start_board(server: PbmServer, sink: Sink) -> tuple[int, EmailMessage, EmailMessage]:
     """alice and bob sign up, alice challenges bob: the board and both board mails."""
     signup(server, sink, "alice", ALICE, "pw-a")
     signup(server, sink, "bob", BOB, "pw-b")
-    server.send(ALICE, "accasta challenge alice bob")
-    mail_a = sink.wait_for(ALICE, "alice to move")
+    mail_a = mailserver.challenge_accepted(server, sink, ALICE, "accasta challenge alice bob", BOB)
     mail_b = sink.wait_for(BOB, "alice to move")
     assert board_number(mail_a) == board_number(mail_b)
     return board_number(mail_a), mail_a, mail_b
@@ -230,8 +229,8 @@ def test_format_flowed_command_line(server: PbmServer, sink: Sink) -> None:
         f"signup carol secret-pw \n{long_address}\n",
     )
     server.send_message(raw, CAROL, SERVER_ADDRESS)
-    welcome = sink.wait_for(long_address, "Welcome to pbm, carol")
-    assert "Your account carol is ready." in body_of(welcome)
+    ask = sink.wait_for(long_address, "pbm - confirm your account carol")
+    assert "signed up for the account carol with this address" in " ".join(body_of(ask).split())
     # Nothing went to the sender's own address: the email of the command was used.
     server.send(DAVE, "help")
     sink.wait_for(DAVE, "pbm - help")
@@ -503,7 +502,7 @@ def test_unknown_and_malformed_commands(server: PbmServer, sink: Sink) -> None:
     """No command: help. A malformed one, or one with words left over: what is wrong."""
     server.send(DAVE, "Hello there", "Hi! How do I play here?\n\nThanks, Dave\n")
     help_mail = sink.wait_for(DAVE, "pbm - help")
-    assert "G challenge UID1 UID2" in body_of(help_mail)
+    assert "G challenge USERID1 USERID2" in body_of(help_mail)
     assert help_mail["Auto-Submitted"] == "auto-replied"
     board, _, _ = start_board(server, sink)
     before = shown(server, sink, ALICE, board)
@@ -636,6 +635,7 @@ def test_error_replies_are_limited(tmp_path: Path, initialized: Path, sink: Sink
         sink.wait_for(ALICE, "pbm - help")
         to_alice = [s for to, s in outbox(srv) if to == ALICE]
         assert to_alice == [
+            "pbm - confirm your account alice",
             "Welcome to pbm, alice",
             "Accasta Board 90 - error",
             "Accasta Board 91 - error",
@@ -654,8 +654,7 @@ def test_error_replies_are_limited(tmp_path: Path, initialized: Path, sink: Sink
 
 def test_signup_password_and_address(server: PbmServer, sink: Sink) -> None:
     new_address = "alice@new.example.org"
-    server.send(ALICE, "signup alice pw-a")
-    welcome = sink.wait_for(ALICE, "Welcome to pbm, alice")
+    welcome = sign_up(server, sink, "alice", ALICE, "pw-a")
     assert "Your account alice is ready." in body_of(welcome)
     signup(server, sink, "bob", BOB, "pw-b")
     server.send(ALICE, "password alice pw-a pw-new")
@@ -672,22 +671,23 @@ def test_signup_password_and_address(server: PbmServer, sink: Sink) -> None:
     # Boards are started and mailed from and to the new address only.
     server.send(ALICE, "accasta challenge alice bob")
     assert "send the challenge from your registered address" in error_text(sink, ALICE)
-    server.send(new_address, "accasta challenge alice bob")
-    sink.wait_for(new_address, "alice to move")
+    mailserver.challenge_accepted(server, sink, new_address, "accasta challenge alice bob", BOB)
     sink.wait_for(BOB, "alice to move")
     assert sink.drain() == []
 
 
 def test_help_games_and_pari_challenge(server: PbmServer, sink: Sink) -> None:
     server.send(DAVE, "help")
-    assert "G challenge UID1 UID2" in body_of(sink.wait_for(DAVE, "pbm - help"))
+    assert "G challenge USERID1 USERID2" in body_of(sink.wait_for(DAVE, "pbm - help"))
     server.send(DAVE, "rules please", "help accasta\n")
     rules = body_of(sink.wait_for(DAVE, "Accasta - help"))
     assert rules.startswith("ACCASTA - a stacking game for two by Dieter Stein")
     assert "THE BOARD AND THE START" in rules
     board1, _, _ = start_board(server, sink)
     signup(server, sink, "carol", CAROL, "pw-c")
-    server.send(BOB, "accasta challenge bob carol --variant=pari")
+    mailserver.challenge_accepted(
+        server, sink, BOB, "accasta challenge bob carol --variant=pari", CAROL
+    )
     pari = sink.wait_for(CAROL, "bob to move")
     sink.wait_for(BOB, "bob to move")
     board2 = board_number(pari)
@@ -762,6 +762,7 @@ def test_chat_subscribe_and_unsubscribe(server: PbmServer, sink: Sink) -> None:
     moved(sink, board, "alice")
     to_carol = [s for to, s in outbox(server) if to == CAROL]
     assert to_carol == [
+        "pbm - confirm your account carol",
         "Welcome to pbm, carol",
         f"Accasta Board {board} - alice to move",
         f"Accasta Board {board} - chat from alice",
@@ -815,8 +816,9 @@ def test_cancel(server: PbmServer, sink: Sink) -> None:
     server.send(ALICE, f"accasta move {board1} alice pw-a {FIRST}")
     assert f"Board {board1} is cancelled" in error_text(sink, ALICE)
     # After a move both must agree.
-    server.send(ALICE, "accasta challenge alice bob")
-    board2 = board_number(sink.wait_for(ALICE, "alice to move"))
+    board2 = board_number(
+        mailserver.challenge_accepted(server, sink, ALICE, "accasta challenge alice bob", BOB)
+    )
     sink.wait_for(BOB, status(board2, "alice to move"))
     server.send(ALICE, f"accasta move {board2} alice pw-a {FIRST}#1")
     moved(sink, board2, "bob")

@@ -8,7 +8,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from mailserver import PbmServer, Sink, board_number, body_of, reply_to
+from mailserver import PbmServer, Sink, board_number, body_of, challenge_accepted, reply_to, sign_up
 
 from pbm.games.accasta import ACCASTA, parse_turn, turn_to_text
 from pbm.record import parse_record
@@ -21,16 +21,13 @@ BOB = "bob@example.net"
 
 
 def signup_both(server: PbmServer, sink: Sink) -> None:
-    server.send(ALICE, "signup alice pw-a")
-    sink.wait_for(ALICE, "Welcome")
-    server.send(BOB, "signup bob pw-b")
-    sink.wait_for(BOB, "Welcome")
+    sign_up(server, sink, "alice", ALICE, "pw-a")
+    sign_up(server, sink, "bob", BOB, "pw-b")
 
 
 def challenge(server: PbmServer, sink: Sink, variant: str = "") -> int:
     extra = f" --variant={variant}" if variant else ""
-    server.send(ALICE, f"accasta challenge alice bob{extra}")
-    mail = sink.wait_for(ALICE, "alice to move")
+    mail = challenge_accepted(server, sink, ALICE, f"accasta challenge alice bob{extra}", BOB)
     sink.wait_for(BOB, "alice to move")
     return board_number(mail)
 

@@ -15,10 +15,19 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from conftest import _truncate
-from mailserver import SERVER_ADDRESS, PbmServer, Sink, alive, board_number, until
+from mailserver import (
+    SERVER_ADDRESS,
+    PbmServer,
+    Sink,
+    alive,
+    board_number,
+    challenge_accepted,
+    sign_up,
+    until,
+)
 
 from pbm.games import get as get_game
-from pbm.mail.worker import sender_share
+from pbm.runners.worker import sender_share
 
 pytestmark = pytest.mark.e2e
 
@@ -40,12 +49,15 @@ def query(url: str, sql: str) -> list[tuple[object, ...]]:
 
 
 def new_board(srv: PbmServer, sink: Sink, white: str = "alice", black: str = "bob") -> int:
-    srv.send(f"{white}@example.org", f"signup {white} pw-{white}")
-    sink.wait_for(f"{white}@example.org", "Welcome")
-    srv.send(f"{black}@example.org", f"signup {black} pw-{black}")
-    sink.wait_for(f"{black}@example.org", "Welcome")
-    srv.send(f"{white}@example.org", f"accasta challenge {white} {black}")
-    mail = sink.wait_for(f"{white}@example.org", f"{white} to move")
+    sign_up(srv, sink, white, f"{white}@example.org", f"pw-{white}")
+    sign_up(srv, sink, black, f"{black}@example.org", f"pw-{black}")
+    mail = challenge_accepted(
+        srv,
+        sink,
+        f"{white}@example.org",
+        f"accasta challenge {white} {black}",
+        f"{black}@example.org",
+    )
     sink.wait_for(f"{black}@example.org", f"{white} to move")
     return board_number(mail)
 
@@ -122,7 +134,7 @@ def test_relay_down_replies_wait_then_all_go_out(tmp_path: Path) -> None:
         assert listing.count("pending") >= 3
         sink.start()
         for uid in ("alice", "bob", "carol"):
-            sink.wait_for(f"{uid}@example.org", "Welcome")
+            sink.wait_for(f"{uid}@example.org", "confirm your account")
         until(lambda: query(url, "select count(*) from outbox where status='sent'") == [(3,)])
         assert sink.drain() == []  # each sent once
     finally:
@@ -269,7 +281,7 @@ def test_two_servers_one_postgres_every_move_once(
         sent = query(postgres_url, "select message_id from outbox where status='sent'")
         assert len(sent) == len({r[0] for r in sent})
         # Each instance took part: the mails really were spread over both.
-        workers = query(postgres_url, "select distinct claimed_by from inbox")
+        workers = query(postgres_url, "select distinct processed_by from inbox")
         hosts = {str(w[0]).split(":")[1] for w in workers if w[0]}
         assert len(hosts) == 2
     finally:
@@ -303,7 +315,7 @@ def test_starttls_when_a_certificate_is_configured(tmp_path: Path, sink: Sink) -
             msg["Message-ID"] = "<tls-1@client.test>"
             msg.set_content("\n")
             s.send_message(msg)
-        sink.wait_for(ALICE, "Welcome")
+        sink.wait_for(ALICE, "confirm your account alice")
     finally:
         srv.stop()
 
@@ -328,4 +340,4 @@ def test_a_failed_commit_answers_451_and_the_client_keeps_the_mail(
         engine.dispose()
     # The client's retry goes through.
     server.send(ALICE, "signup alice pw-a")
-    sink.wait_for(ALICE, "Welcome")
+    sink.wait_for(ALICE, "confirm your account alice")

@@ -18,6 +18,8 @@ tests/test_golden_mail.py`` and read the diff of the golden file.
 from __future__ import annotations
 
 import contextlib
+import email
+import email.policy
 import hashlib
 import hmac
 import os
@@ -127,6 +129,30 @@ class Correspondence:
             self.lines.append("--- (no reply)")
         return replies
 
+    def reply_address(self, frm: str, subject: str) -> str:
+        """The Reply-To of the mail to ``frm`` with ``subject``, as it left (the Maildir)."""
+        maildir = self.server.root / "data" / "outbox"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            for path in sorted((maildir / "new").glob("*")):
+                msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+                if msg["To"] == frm and msg["Subject"] == subject:
+                    return str(msg["Reply-To"])
+            time.sleep(0.02)
+        raise AssertionError(f"no mail {subject!r} to {frm} in {maildir}")
+
+    def answer(self, frm: str, first_line: str) -> None:
+        """Answer the last mail ``frm`` got by its Reply-To, quoting it as clients do."""
+        subject, body = self.last[frm]
+        quoted = "\n".join("> " + ln for ln in body.splitlines())
+        self.mail(
+            frm,
+            f"Re: {subject}",
+            f"{first_line}\n\nOn Sunday, PBM Server wrote:\n{quoted}\n",
+            to=self.reply_address(frm, subject),
+            note=f"reply: {first_line}",
+        )
+
     def reply(self, frm: str, board: int, userid: str, first_line: str) -> None:
         """Answer the last mail ``frm`` got, by its reply address, quoting it as clients do."""
         subject, body = self.last[frm]
@@ -143,6 +169,7 @@ class Correspondence:
 def play_standard(c: Correspondence) -> None:
     board = 1
     c.mail(ALICE, "accasta challenge alice bob", "Fancy a game?")
+    c.answer(BOB, "accept")
     c.mail(CAROL, f"accasta subscribe {board} carol pw-c")
     moves = sample_moves("sample_standard.txt")
     players = [("alice", ALICE), ("bob", BOB)]
@@ -183,6 +210,7 @@ def play_standard(c: Correspondence) -> None:
 def play_pari(c: Correspondence) -> None:
     board = 2
     c.mail(ALICE, "accasta challenge alice bob --variant=pari --nagtime=3 --forfeittime=10")
+    c.mail(BOB, f"accasta accept {board} bob pw-b")
     moves = sample_moves("sample_pari.txt")
     players = [("alice", ALICE), ("bob", BOB)]
     for i, move in enumerate(moves):
@@ -205,6 +233,7 @@ def play_pari(c: Correspondence) -> None:
 def correspondence(c: Correspondence) -> None:
     for uid, addr in ADDRESSES.items():
         c.mail(addr, f"signup {uid} {PASSWORDS[uid]}")
+        c.answer(addr, "Yes, that was me.")
     c.mail(ALICE, "signup alice other-pw")
     c.mail("dave@example.com", "Hello", "What is this?")
     c.mail("dave@example.com", "help accasta")

@@ -6,27 +6,26 @@ import base64
 import email
 from email import policy
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbm.commands import parse_command
-from pbm.mail.inbound import (
-    Inbound,
-    command_candidates,
-    decode_bytes,
-    html_to_text,
-    never_answer,
-    read_message,
-    strip_reply,
-    subject_command_text,
-    unflow,
-)
-from pbm.replies import token_address
+from pbm.commands import CommandError, parse
+from pbm.mail.addresses import token_address
+from pbm.mail.body import decode_bytes, html_to_text, unflow
+from pbm.mail.inbound import Inbound, read_message
+from pbm.mail.quotes import command_candidates, strip_reply, subject_command_text
+from pbm.mail.robots import never_answer
 
 MAILS = Path(__file__).parent / "mails"
 SERVER = "pbm@example.org"
+
+
+def candidates(inbound: Inbound, **kw: Any) -> tuple[list[str], str]:
+    """The command lines of a decoded mail (``command_candidates`` on its texts)."""
+    return command_candidates(inbound.text, inbound.new_text, inbound.subject, **kw)
 
 
 def read(raw: bytes, mail_from: str = "someone@example.net", rcpt: str = SERVER) -> Inbound:
@@ -43,7 +42,11 @@ def mail(headers: str, body: bytes) -> bytes:
 
 
 def is_command(line: str) -> bool:
-    return parse_command(line, ("accasta",)) is not None
+    """Whether a line is a command in the classic form (a malformed one is not)."""
+    try:
+        return parse(line) is not None
+    except CommandError:
+        return False
 
 
 # --- real client mails --------------------------------------------------------------
@@ -68,7 +71,7 @@ def test_gmail_multipart_alternative_quoted_printable_top_posted_reply() -> None
         "a1:C-d1,H-b1,+b1#7\n\n"
         "Schöner Zug von dir, jetzt bin ich dran — mal sehen, ob das so klappt."
     )
-    lines, comment = command_candidates(inbound, reply_mode=True, is_command=is_command)
+    lines, comment = candidates(inbound, reply_mode=True, is_command=is_command)
     assert lines == ["a1:C-d1,H-b1,+b1#7"]
     assert comment == "Schöner Zug von dir, jetzt bin ich dran — mal sehen, ob das so klappt."
 
@@ -95,7 +98,7 @@ def test_thunderbird_format_flowed_subject_command() -> None:
     # a space-stuffed ">" line is text, not a quote (RFC 3676 §4.4)
     assert " >this line was space-stuffed." in inbound.text
     assert "Thunderbird" not in inbound.new_text  # cut at the "-- " signature
-    lines, comment = command_candidates(inbound, reply_mode=False, is_command=is_command)
+    lines, comment = candidates(inbound, reply_mode=False, is_command=is_command)
     assert lines == ["accasta move 12 alice s3cret g1:CHxd1"]
     assert comment == inbound.new_text
     assert comment.endswith("as RFC 3676 says.\n >this line was space-stuffed.")
@@ -122,7 +125,7 @@ def test_outlook_html_only_windows_1252_with_from_sent_block() -> None:
         "accasta move 12 carla Pa55 c1Ccc4\nPerché no? Un bel caffè & via – ciao!\nseconda riga"
     )
     # subject mode wins: the subject is a command, the body is its comment
-    lines, comment = command_candidates(inbound, reply_mode=False, is_command=is_command)
+    lines, comment = candidates(inbound, reply_mode=False, is_command=is_command)
     assert lines == ["accasta show 12"]
     assert comment.startswith("accasta move 12 carla Pa55 c1Ccc4")
 
@@ -139,14 +142,14 @@ Content-Type: text/plain; charset=utf-8
         b"-- \r\nBob\r\naccasta resign 12 bob pw\r\n",
     )
     inbound = read(raw)
-    lines, comment = command_candidates(inbound, reply_mode=False, is_command=is_command)
+    lines, comment = candidates(inbound, reply_mode=False, is_command=is_command)
     assert lines == ["accasta move 12 bob pw a1:-d1", "ACCASTA SHOW 13"]
     assert comment == "Hi!\n\nSee you."
 
 
 def test_body_mode_without_commands() -> None:
     inbound = read(mail("From: bob@example.net\nSubject: hello", b"How do I play?\r\n"))
-    assert command_candidates(inbound, reply_mode=False, is_command=is_command) == (
+    assert candidates(inbound, reply_mode=False, is_command=is_command) == (
         [],
         "How do I play?",
     )
@@ -155,7 +158,7 @@ def test_body_mode_without_commands() -> None:
 def test_reply_mode_never_reads_the_subject() -> None:
     raw = mail("From: bob@example.net\nSubject: Re: Accasta Board 12 - bob to move", b"\r\n")
     inbound = read(raw)
-    assert command_candidates(inbound, reply_mode=True, is_command=lambda line: True) == ([], "")
+    assert candidates(inbound, reply_mode=True, is_command=lambda line: True) == ([], "")
     # ... while subject mode would have taken it (a game command after the prefix)
     assert subject_command_text(inbound.subject) == "Accasta Board 12 - bob to move"
 
@@ -163,7 +166,7 @@ def test_reply_mode_never_reads_the_subject() -> None:
 def test_reply_mode_takes_the_first_line_whatever_it_is() -> None:
     raw = mail("From: bob@example.net\nSubject: Re: x", b"\r\n\r\nnice move\r\nresign\r\n")
     inbound = read(raw)
-    assert command_candidates(inbound, reply_mode=True, is_command=is_command) == (
+    assert candidates(inbound, reply_mode=True, is_command=is_command) == (
         ["nice move"],
         "resign",
     )
@@ -183,7 +186,7 @@ def test_reply_mode_reads_a_bottom_posted_move_under_the_quote() -> None:
     )
     inbound = read(mail("From: bob@example.net\nSubject: Re: Accasta Board 12", body))
     assert inbound.new_text == ""
-    assert command_candidates(inbound, reply_mode=True, is_command=is_command) == (
+    assert candidates(inbound, reply_mode=True, is_command=is_command) == (
         ["g2:C+f2,H+f3"],
         "Nice opening!",
     )
@@ -480,8 +483,8 @@ def test_any_mail_like_bytes_are_read_without_raising(raw: bytes, mail_from: str
     inbound = read_message(raw, mail_from=mail_from, rcpt_tos=[], server_address=SERVER)
     inbound.subject.encode("utf-8")  # printable: no lone surrogates
     inbound.text.encode("utf-8")
-    command_candidates(inbound, reply_mode=False, is_command=is_command)
-    command_candidates(inbound, reply_mode=True, is_command=is_command)
+    candidates(inbound, reply_mode=False, is_command=is_command)
+    candidates(inbound, reply_mode=True, is_command=is_command)
 
 
 @given(st.text(max_size=500))

@@ -11,34 +11,50 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from conftest import accepted
 from sqlmodel import col, select
 
-from pbm.config import Config
-from pbm.replies import reply_token
-from pbm.service import (
+from pbm.replies import Reply
+from pbm.store.engine import Database
+from pbm.store.tables import Game, Move, OutboxMessage, QueuedMove
+from pbm.usecases import unit
+from pbm.usecases.auth import ByReply, Password, Who
+from pbm.usecases.challenges import Challenge
+from pbm.usecases.moves import Move as MoveAction
+from pbm.usecases.moves import Resign
+from pbm.usecases.proposals import Accept, Undo
+from pbm.usecases.queue import Queue
+from pbm.usecases.reading import History
+from pbm.usecases.refusals import (
     BadRequest,
     GameOver,
     NotAPlayer,
     NotYourTurn,
-    Password,
-    ReplyToken,
-    Service,
-    ServiceError,
+    Refused,
     WrongPassword,
 )
-from pbm.store import Database, Game, Move, OutboxMessage, QueuedMove
+from pbm.usecases.site import Site
 
 PW = Password("pw")
 ALICE, BOB = "alice@example.org", "bob@example.org"
 OPENING = ("a4:C+b4,H-c6,S-b5", "f4:H-e5,S+f3")
 
 
+def move(site: Site, board: int, userid: str, text: str, comment: str = "") -> tuple[Reply, ...]:
+    return unit.run(site, MoveAction(board, text, comment=comment), Who(userid, PW))
+
+
+def queue(
+    site: Site, board: int, userid: str, text: str | None, if_move: str | None = None, who: Any = PW
+) -> tuple[Reply, ...]:
+    return unit.run(site, Queue(board, text, if_move), Who(userid, who))
+
+
 @pytest.fixture
-def board(svc: Service) -> int:
-    b = svc.challenge("accasta", "alice", "bob", sender=ALICE)[0].board
-    assert b is not None
-    svc.move(b, "alice", PW, OPENING[0])
-    svc.move(b, "bob", PW, OPENING[1])
+def board(site: Site) -> int:
+    b = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    move(site, b, "alice", OPENING[0])
+    move(site, b, "bob", OPENING[1])
     return b
 
 
@@ -72,7 +88,7 @@ def snapshot(db: Database) -> tuple[Any, ...]:
         )
 
 
-def refused(db: Database, error: type[ServiceError], call: Any) -> str:
+def refused(db: Database, error: type[Refused], call: Any) -> str:
     before = snapshot(db)
     with pytest.raises(error) as info:
         call()
@@ -85,11 +101,11 @@ def refused(db: Database, error: type[ServiceError], call: Any) -> str:
 
 
 def test_a_conditional_reply_is_played_the_moment_its_condition_is_met(
-    db: Database, svc: Service, board: int
+    db: Database, site: Site, board: int
 ) -> None:
-    [ack] = svc.queue(board, "bob", PW, "g1:C-d1", "A1:C+B2")  # any spelling of the move
+    [ack] = queue(site, board, "bob", "g1:C-d1", "A1:C+B2")  # any spelling of the move
     assert ack.to == BOB and "1. g1:C-d1   if alice plays A1:C+B2" in ack.body
-    replies = svc.move(board, "alice", PW, "a1:C+b2", comment="your move")
+    replies = move(site, board, "alice", "a1:C+b2", comment="your move")
     played = moves(db, board)
     assert [(m.ply, m.notation, m.queued) for m in played[2:]] == [
         (3, "a1:C+b2", False),
@@ -108,15 +124,15 @@ def test_a_conditional_reply_is_played_the_moment_its_condition_is_met(
     [note] = [r for r in replies if r.subject.endswith("queued moves")]
     assert note.to == BOB
     assert "your queued move g1:C-d1 was played at once as move 4" in flat(note.body)
-    history = svc.history(board, sender=BOB)[0].body
+    history = unit.run(site, History(board, BOB), sender=BOB)[0].body
     assert "g1:C-d1 (queued)" in history
 
 
 def test_an_unmet_condition_leaves_the_turn_to_the_player(
-    db: Database, svc: Service, board: int
+    db: Database, site: Site, board: int
 ) -> None:
-    svc.queue(board, "bob", PW, "g1:C-d1", "a1:C+b2")
-    replies = svc.move(board, "alice", PW, "a1:C-d1")
+    queue(site, board, "bob", "g1:C-d1", "a1:C+b2")
+    replies = move(site, board, "alice", "a1:C-d1")
     assert game(db, board).ply == 3 and queued(db) == []
     [note] = [r for r in replies if r.subject.endswith("queued moves")]
     body = flat(note.body)
@@ -126,13 +142,13 @@ def test_an_unmet_condition_leaves_the_turn_to_the_player(
 
 
 def test_the_first_fitting_move_is_played_and_the_rest_dropped(
-    db: Database, svc: Service, board: int
+    db: Database, site: Site, board: int
 ) -> None:
-    svc.queue(board, "bob", PW, "g1:C-d1", "a1:C+b2")  # condition not met
-    svc.queue(board, "bob", PW, "g1:C-d1")  # fits, but illegal after a1:C-d1
-    svc.queue(board, "bob", PW, "g1:C-e1", "a1:C-d1")  # fits and is legal: played
-    svc.queue(board, "bob", PW, "g1:C-f1")  # comes after: dropped
-    replies = svc.move(board, "alice", PW, "a1:C-d1")
+    queue(site, board, "bob", "g1:C-d1", "a1:C+b2")  # condition not met
+    queue(site, board, "bob", "g1:C-d1")  # fits, but illegal after a1:C-d1
+    queue(site, board, "bob", "g1:C-e1", "a1:C-d1")  # fits and is legal: played
+    queue(site, board, "bob", "g1:C-f1")  # comes after: dropped
+    replies = move(site, board, "alice", "a1:C-d1")
     assert moves(db, board)[-1].notation == "g1:C-e1" and moves(db, board)[-1].queued
     assert queued(db) == []
     [note] = [r for r in replies if r.subject.endswith("queued moves")]
@@ -146,68 +162,69 @@ def test_the_first_fitting_move_is_played_and_the_rest_dropped(
 
 
 def test_a_queued_move_that_became_illegal_is_dropped_with_the_reason(
-    db: Database, svc: Service, board: int
+    db: Database, site: Site, board: int
 ) -> None:
-    svc.queue(board, "bob", PW, "g1:C-d1")
-    replies = svc.move(board, "alice", PW, "a1:C-d1")
+    queue(site, board, "bob", "g1:C-d1")
+    replies = move(site, board, "alice", "a1:C-d1")
     assert game(db, board).ply == 3  # nothing played for bob
     [note] = [r for r in replies if r.subject.endswith("queued moves")]
     assert note.to == BOB
     assert "not legal after alice's a1:C-d1: d1 is a stack headed by White" in flat(note.body)
 
 
-def test_clear_forgets_the_queue(db: Database, svc: Service, board: int) -> None:
-    svc.queue(board, "bob", PW, "g1:C-d1")
-    svc.queue(board, "bob", PW, "g1:C-e1")
-    [ack] = svc.queue(board, "bob", PW, None)
+def test_clear_forgets_the_queue(db: Database, site: Site, board: int) -> None:
+    queue(site, board, "bob", "g1:C-d1")
+    queue(site, board, "bob", "g1:C-e1")
+    [ack] = queue(site, board, "bob", None)
     assert "Your 2 queued move(s) on board" in ack.body
     assert queued(db) == []
-    svc.move(board, "alice", PW, "a1:C+b2")
+    move(site, board, "alice", "a1:C+b2")
     assert game(db, board).ply == 3
 
 
-def test_a_reply_address_may_queue(db: Database, config: Config, svc: Service, board: int) -> None:
-    token = reply_token(config.mail.secret, board, "bob")
-    svc.queue(board, "bob", ReplyToken(token), "g1:C-d1", "a1:C+b2")
+def test_a_reply_address_may_queue(db: Database, site: Site, board: int) -> None:
+    queue(site, board, "bob", "g1:C-d1", "a1:C+b2", who=ByReply(board))
     assert queued(db) == [("bob", "g1:C-d1", "a1:C+b2")]
 
 
-def test_an_accepted_undo_drops_the_queue(db: Database, svc: Service, board: int) -> None:
-    svc.undo(board, "bob", PW)
-    svc.queue(board, "bob", PW, "g1:C-e1")
+def test_an_accepted_undo_drops_the_queue(db: Database, site: Site, board: int) -> None:
+    unit.run(site, Undo(board), Who("bob", PW))
+    queue(site, board, "bob", "g1:C-e1")
     assert queued(db) == [("bob", "g1:C-e1", None)]
-    replies = svc.accept_undo(board, "alice", PW)  # bob is to move again
+    replies = unit.run(site, Accept(board), Who("alice", PW))  # bob is to move again
     assert queued(db) == []
     assert "queued moves on this board were dropped" in flat(replies[0].body)
 
 
-def test_the_end_of_the_game_drops_the_queue(db: Database, svc: Service, board: int) -> None:
-    svc.queue(board, "bob", PW, "g1:C-d1")
-    svc.resign(board, "alice", PW)
+def test_the_end_of_the_game_drops_the_queue(db: Database, site: Site, board: int) -> None:
+    queue(site, board, "bob", "g1:C-d1")
+    unit.run(site, Resign(board), Who("alice", PW))
     assert queued(db) == []
 
 
 # ---------------------------------------------------------------- refusals
 
 
-def test_queue_refusals(db: Database, svc: Service, board: int) -> None:
-    assert "your turn" in refused(db, NotYourTurn, lambda: svc.queue(board, "alice", PW, "a1:C+b2"))
-    why = refused(db, BadRequest, lambda: svc.queue(board, "bob", PW, "g1:C-d1", "a1:C-z9"))
+def test_queue_refusals(db: Database, site: Site, board: int) -> None:
+    assert "your turn" in refused(db, NotYourTurn, lambda: queue(site, board, "alice", "a1:C+b2"))
+    why = refused(db, BadRequest, lambda: queue(site, board, "bob", "g1:C-d1", "a1:C-z9"))
     assert why.startswith("a1:C-z9 is not a move alice can make now")
-    why = refused(db, BadRequest, lambda: svc.queue(board, "bob", PW, "g1:C-d1", "a1:C-d1"))
+    why = refused(db, BadRequest, lambda: queue(site, board, "bob", "g1:C-d1", "a1:C-d1"))
     assert why.startswith("After alice's a1:C-d1, g1:C-d1 is not legal: d1 is a stack")
-    why = refused(db, BadRequest, lambda: svc.queue(board, "bob", PW, "hello"))
+    why = refused(db, BadRequest, lambda: queue(site, board, "bob", "hello"))
     assert why.startswith("hello is not a move")
-    refused(db, BadRequest, lambda: svc.queue(board, "bob", PW, "resign"))
-    assert "no queued moves" in refused(db, BadRequest, lambda: svc.queue(board, "bob", PW, None))
-    refused(db, WrongPassword, lambda: svc.queue(board, "bob", Password("x"), "g1:C-d1"))
-    refused(db, WrongPassword, lambda: svc.queue(board, "bob", ReplyToken("bad"), "g1:C-d1"))
-    refused(db, NotAPlayer, lambda: svc.queue(board, "carol", PW, "g1:C-d1"))
-    svc.resign(board, "bob", PW)
-    refused(db, GameOver, lambda: svc.queue(board, "bob", PW, "g1:C-d1"))
+    refused(db, BadRequest, lambda: queue(site, board, "bob", "resign"))
+    assert "no queued moves" in refused(db, BadRequest, lambda: queue(site, board, "bob", None))
+    refused(db, WrongPassword, lambda: queue(site, board, "bob", "g1:C-d1", who=Password("x")))
+    # A reply address of another board does not let bob queue here.
+    other = ByReply(board + 1)
+    refused(db, WrongPassword, lambda: queue(site, board, "bob", "g1:C-d1", who=other))
+    refused(db, NotAPlayer, lambda: queue(site, board, "carol", "g1:C-d1"))
+    unit.run(site, Resign(board), Who("bob", PW))
+    refused(db, GameOver, lambda: queue(site, board, "bob", "g1:C-d1"))
 
 
-def test_a_queue_has_a_limit(db: Database, svc: Service, board: int) -> None:
+def test_a_queue_has_a_limit(db: Database, site: Site, board: int) -> None:
     for _ in range(20):
-        svc.queue(board, "bob", PW, "g1:C-e1")
-    assert "the most" in refused(db, BadRequest, lambda: svc.queue(board, "bob", PW, "g1:C-e1"))
+        queue(site, board, "bob", "g1:C-e1")
+    assert "the most" in refused(db, BadRequest, lambda: queue(site, board, "bob", "g1:C-e1"))

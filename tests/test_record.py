@@ -347,3 +347,94 @@ def test_result_tag() -> None:
     record = parse_record('[Result "0-1"]\n1. a1:C-d1')
     assert record.result == "0-1"
     assert replay(record).result == "0-1"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1. a1:C-d1 g1:C-e1 1/2-1/2",
+        "1. a1:C-d1 g1:C-e1 ½-½",
+        '[Result "1/2-1/2"]\n1. a1:C-d1 g1:C-e1',
+        '[Result "1/2-1/2"]\n1. a1:C-d1 g1:C-e1 1/2-1/2',
+        '[Result "1/2-1/2"]\n[Termination "agreement"]\n1. a1:C-d1 g1:C-e1 ½-½',
+    ],
+)
+def test_a_drawn_record_is_read_as_a_draw(text: str) -> None:
+    record = parse_record(text)
+    assert record.result == "1/2-1/2"
+    assert len(record.moves) == 2
+    assert record.result_words == ""
+    done = replay(record)
+    assert (done.result, done.termination) == ("1/2-1/2", "agreement")
+    assert done.canonical == ["a1:C-d1", "g1:C-e1"]
+    assert done.state.outcome is None  # the players agreed; the rules had not ended it
+
+
+def test_a_draw_that_contradicts_the_record_is_refused() -> None:
+    with pytest.raises(RecordError, match="the Result tag says 1/2-1/2, the record ends with 1-0"):
+        parse_record('[Result "1/2-1/2"]\n1. a1:C-d1 g1:C-e1 1-0')
+    with pytest.raises(RecordError, match="the Result tag says 0-1, the record ends with ½-½"):
+        parse_record('[Result "0-1"]\n1. a1:C-d1 g1:C-e1 ½-½')
+    # The moves end the game with a win: it was no draw.
+    with pytest.raises(
+        RecordError, match=r"the record says 1/2-1/2, but the moves end with 1-0 \(castle\)"
+    ):
+        replay(parse_record(WHITE_WINS + " 1/2-1/2"))
+
+
+@pytest.mark.parametrize("result", ["1-0", "0-1", "1/2-1/2", ""])
+@pytest.mark.parametrize("termination", ["castle", "checkmate", "stalemate"])
+def test_a_rules_ending_named_while_the_game_goes_on_is_an_error(
+    termination: str, result: str
+) -> None:
+    tag = f'[Result "{result}"]\n' if result else ""
+    record = parse_record(f'{tag}[Termination "{termination}"]\n1. a1:C-d1 g1:C-e1')
+    with pytest.raises(RecordError) as info:
+        replay(record)
+    assert str(info.value) == (
+        f"the record says the game ended by {termination}, but after its moves the game goes on"
+    )
+
+
+def test_a_rules_ending_named_where_the_rules_end_the_game_is_fine() -> None:
+    done = replay(parse_record('[Termination "castle"]\n' + WHITE_WINS + " 1-0"))
+    assert (done.result, done.termination) == ("1-0", "castle")
+
+
+@pytest.mark.parametrize(
+    ("termination", "result"),
+    [("resign", "0-1"), ("forfeit", "1-0"), ("agreement", "1/2-1/2")],
+)
+def test_an_ending_off_the_board_is_taken_from_the_record(termination: str, result: str) -> None:
+    record = parse_record(f'[Termination "{termination}"]\n1. a1:C-d1 g1:C-e1 {result}')
+    done = replay(record)
+    assert (done.result, done.termination) == (result, termination)
+
+
+def test_an_empty_termination_tag_is_no_termination() -> None:
+    """As an archived game still going writes it: ``[Termination ""]`` and ``*``."""
+    done = replay(parse_record('[Result "*"]\n[Termination ""]\n1. a1:C-d1 g1:C-e1\n*\n'))
+    assert (done.result, done.termination) == (None, None)
+    done = replay(parse_record('[Termination ""]\n1. a1:C-d1 g1:C-e1 0-1'))
+    assert (done.result, done.termination) == ("0-1", "resign")
+
+
+def test_the_game_of_a_record() -> None:
+    """Named by the caller, else by the Game tag (name or title), else the first game here."""
+    for text, game in [
+        ("1. a1:C-d1", None),
+        ('[Game "Accasta"]\n1. a1:C-d1', None),
+        ('[Game "accasta"]\n1. a1:C-d1', None),
+        ("1. a1:C-d1", "accasta"),
+        ('[Game "chess"]\n1. a1:C-d1', "ACCASTA"),  # the caller's word goes first
+    ]:
+        record = parse_record(text, game)
+        assert record.game == "accasta"
+        assert replay(record).canonical == ["a1:C-d1"]
+    assert replay(parse_record("1. a1:C-d1"), game="accasta").canonical == ["a1:C-d1"]
+    with pytest.raises(RecordError, match=r"no game 'chess' here; games: .*accasta"):
+        parse_record('[Game "chess"]\n1. e4 e5')
+    with pytest.raises(RecordError, match="no game 'go' here"):
+        parse_record("1. a1:C-d1", game="go")
+    with pytest.raises(RecordError, match="no game 'go' here"):
+        replay(parse_record("1. a1:C-d1"), game="go")

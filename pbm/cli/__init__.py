@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from pbm.cli import admin, outbox, play, rules, serve
+from pbm.cli import admin, outbox, play, prune, rules, serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -28,5 +28,6 @@ def main(ctx: click.Context, config_file: str | None) -> None:
 main.add_command(rules.rules)
 main.add_command(serve.serve)
 main.add_command(outbox.outbox)
+main.add_command(prune.prune)
 admin.register(main)
 play.register(main)  # after admin: it adds `vacation` to the player group

@@ -1,27 +1,28 @@
 """The admin commands: ``pbm init``, ``db``, ``player``, ``game``, ``archive``.
 
-A thin layer over ``pbm.service``: whatever these change is mailed to the
+A thin layer over the use cases: whatever these change is mailed to the
 players like any other change (the replies go to the outbox).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 import click
-from sqlalchemy import exc as sa_exc
 
 from pbm import archive as archive_mod
 from pbm import config as config_mod
-from pbm import service as svc
-from pbm import store
-from pbm.boardmail import render_board_mail
 from pbm.cli.rules import parse_options
-from pbm.cli.serve import load_config, shown_url
+from pbm.cli.site import database_errors, load_config, open_site
+from pbm.store.engine import head_revision, init_db, shown_url
+from pbm.store.engine import upgrade as upgrade_db
+from pbm.usecases import challenges, moves, proposals, queries, unit
+from pbm.usecases.accounts import Signup
+from pbm.usecases.auth import ADMIN, Who
+from pbm.usecases.boardmail import BoardView, render_board_mail
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -30,42 +31,6 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in cells]
     return "\n".join(lines)
-
-
-@contextmanager
-def database_errors(cfg: config_mod.Config) -> Iterator[None]:
-    """A database that cannot be reached is a one-line error, not a traceback."""
-    try:
-        yield
-    except sa_exc.OperationalError as exc:
-        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
-        raise click.ClickException(f"database {shown_url(cfg)}: {reason}") from None
-
-
-@contextmanager
-def open_service(ctx: click.Context) -> Iterator[svc.Service]:
-    """The service over the configured database; a clear error if there is none yet."""
-    with open_database(ctx) as (db, cfg):
-        try:
-            yield svc.Service(db, cfg)
-        except svc.ServiceError as exc:
-            raise click.ClickException(exc.message) from None
-
-
-@contextmanager
-def open_database(ctx: click.Context) -> Iterator[tuple[store.Database, config_mod.Config]]:
-    """The configured database, migrated; a clear error if there is none yet."""
-    cfg = load_config(ctx)
-    db = store.Database.open(cfg)
-    try:
-        with database_errors(cfg):
-            if store.current_revision(db) is None:
-                raise click.ClickException(
-                    f"no pbm database at {shown_url(cfg)}: run `pbm init` first"
-                )
-            yield db, cfg
-    finally:
-        db.close()
 
 
 # ---------------------------------------------------------------- init, db
@@ -86,8 +51,8 @@ def init(ctx: click.Context, address: str | None) -> None:
         click.echo(f"config: {path} (new, with a fresh mail.secret)")
     cfg = load_config(ctx)
     with database_errors(cfg):
-        store.init_db(cfg).close()
-    click.echo(f"database: {shown_url(cfg)} (at revision {store.head_revision()})")
+        init_db(cfg).close()
+    click.echo(f"database: {shown_url(cfg)} (at revision {head_revision()})")
 
 
 @click.group()
@@ -101,8 +66,8 @@ def upgrade(ctx: click.Context) -> None:
     """Migrate an existing database to the newest schema."""
     cfg = load_config(ctx)
     with database_errors(cfg):
-        store.upgrade(cfg)
-    click.echo(f"database: {shown_url(cfg)} (at revision {store.head_revision()})")
+        upgrade_db(cfg)
+    click.echo(f"database: {shown_url(cfg)} (at revision {head_revision()})")
 
 
 # ---------------------------------------------------------------- players
@@ -127,8 +92,8 @@ def player() -> None:
 @click.pass_context
 def player_add(ctx: click.Context, userid: str, email: str, name: str, password: str) -> None:
     """Add a player; the welcome mail goes to EMAIL."""
-    with open_service(ctx) as service:
-        service.signup(userid, password, email, full_name=name)
+    with open_site(ctx) as site:
+        unit.run(site, Signup(userid, password, email, full_name=name, confirmed=True))
         click.echo(f"player {userid} added")
 
 
@@ -136,9 +101,10 @@ def player_add(ctx: click.Context, userid: str, email: str, name: str, password:
 @click.pass_context
 def player_list(ctx: click.Context) -> None:
     """Every player."""
-    with open_service(ctx) as service:
+    with open_site(ctx) as site:
         rows = [
-            (p.display, p.email, p.full_name, f"{p.created_at:%Y-%m-%d}") for p in service.players()
+            (p.display, p.email, p.full_name, f"{p.created_at:%Y-%m-%d}")
+            for p in queries.players(site)
         ]
         click.echo(table(("userid", "email", "name", "since"), rows))
 
@@ -155,7 +121,7 @@ def game() -> None:
 @click.argument("game_name", metavar="GAME")
 @click.argument("white", metavar="UID1")
 @click.argument("black", metavar="UID2")
-@click.option("--variant", default=None, help="standard (default) or pari.")
+@click.option("--variant", default=None, help="The game's variant (default: its first).")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="A game option.")
 @click.option("--nag", type=click.IntRange(min=1), default=None, help="Reminder after DAYS.")
 @click.option("--forfeit", type=click.IntRange(min=1), default=None, help="Forfeit after DAYS.")
@@ -171,8 +137,8 @@ def game_create(
     forfeit: int | None,
 ) -> None:
     """Start a board; UID1 plays White and moves first. Prints the board number."""
-    with open_service(ctx) as service:
-        replies = service.challenge(
+    with open_site(ctx) as site:
+        action = challenges.Challenge(
             game_name,
             white,
             black,
@@ -182,13 +148,14 @@ def game_create(
             nag_days=nag,
             forfeit_days=forfeit,
         )
+        replies = unit.run(site, action)
         click.echo(replies[0].board)
 
 
 @game.command("list")
 @click.option(
     "--status",
-    type=click.Choice(["active", "finished", "cancelled", "all"]),
+    type=click.Choice(["waiting", "active", "finished", "cancelled", "all"]),
     default="active",
     show_default=True,
 )
@@ -197,22 +164,28 @@ def game_create(
 @click.pass_context
 def game_list(ctx: click.Context, status: str, userid: str | None, game_name: str | None) -> None:
     """Boards as a table: board, game, variant, players, to move, ply, last move."""
-    with open_service(ctx) as service:
+    with open_site(ctx) as site:
         rows = [
             (
                 b.board,
                 b.game,
                 b.variant,
                 f"{b.white}-{b.black}",
-                b.to_move or f"{b.status} {b.result or ''}".strip(),
+                _to_move(b),
                 b.ply,
                 f"{b.last_move_at:%Y-%m-%d %H:%M}" if b.last_move_at else "-",
             )
-            for b in service.list_boards(status=status, userid=userid, game=game_name)
+            for b in queries.boards(site, status=status, userid=userid, game=game_name)
         ]
         click.echo(
             table(("board", "game", "variant", "players", "to move", "ply", "last move"), rows)
         )
+
+
+def _to_move(b: queries.BoardSummary) -> str:
+    if b.status == "waiting":
+        return f"(challenge to {b.to_move})"
+    return b.to_move or f"{b.status} {b.result or ''}".strip()
 
 
 @game.command("show")
@@ -220,8 +193,8 @@ def game_list(ctx: click.Context, status: str, userid: str | None, game_name: st
 @click.pass_context
 def game_show(ctx: click.Context, board: int) -> None:
     """The diagram and the move list of BOARD."""
-    with open_service(ctx) as service:
-        subject, body = render_board_mail(service.board_view(board))
+    with open_site(ctx) as site:
+        subject, body = render_board_mail(queries.view(site, board))
         click.echo(subject)
         click.echo()
         click.echo(body, nl=False)
@@ -235,21 +208,19 @@ def game_show(ctx: click.Context, board: int) -> None:
 @click.pass_context
 def game_move(ctx: click.Context, board: int, userid: str, move: str, comment: str) -> None:
     """Play MOVE for UID on BOARD (for repairs); MOVE may be `resign`."""
-    with open_service(ctx) as service:
+    with open_site(ctx) as site:
+        who = Who(userid, ADMIN)
         if move.strip().lower() == "resign":
-            service.resign(board, userid, svc.ADMIN, comment=comment)
-            view = service.board_view(board)
+            unit.run(site, moves.Resign(board, comment), who)
+            view = queries.view(site, board)
             click.echo(f"board {board}: {userid} resigned; {_state_line(view)}")
             return
-        service.move(board, userid, svc.ADMIN, move, comment=comment)
-        view = service.board_view(board)
+        unit.run(site, moves.Move(board, move, comment=comment), who)
+        view = queries.view(site, board)
         click.echo(f"board {board}: {view.moves[-1].notation} played; {_state_line(view)}")
 
 
-def _state_line(view: object) -> str:
-    from pbm.boardmail import BoardView
-
-    assert isinstance(view, BoardView)
+def _state_line(view: BoardView) -> str:
     if view.status == "active":
         return f"{view.to_move_name} to move"
     return f"{view.status} {view.result or ''} {view.termination or ''}".strip()
@@ -260,11 +231,10 @@ def _state_line(view: object) -> str:
 @click.pass_context
 def game_cancel(ctx: click.Context, board: int) -> None:
     """Cancel BOARD (the players are told)."""
-    with open_service(ctx) as service:
-        view = service.board_view(board)
-        white_id = service.board_players(board)[0]
-        service.cancel(board, white_id, svc.ADMIN)
-        click.echo(f"board {board} ({view.white}-{view.black}) cancelled")
+    with open_site(ctx) as site:
+        found = queries.board(site, board)
+        unit.run(site, proposals.Cancel(board), Who(found.white, ADMIN))
+        click.echo(f"board {board} ({found.name(found.white)}-{found.name(found.black)}) cancelled")
 
 
 # ---------------------------------------------------------------- archive
@@ -289,8 +259,8 @@ def _date(value: str | None) -> datetime | None:
 def archive(ctx: click.Context, out_dir: str, fmt: str, since: str | None) -> None:
     """Write every finished game not yet archived as a record file."""
     since_at = _date(since)
-    with open_database(ctx) as (db_, _cfg):
-        boards = archive_mod.pending_boards(db_, since_at)
+    with open_site(ctx) as site:
+        boards = archive_mod.pending_boards(site, since_at)
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written = []
@@ -298,7 +268,7 @@ def archive(ctx: click.Context, out_dir: str, fmt: str, since: str | None) -> No
         with click.progressbar(boards, label="archiving", file=sys.stderr) as bar:
             for board in bar:
                 try:
-                    arch = archive_mod.archive_board(db_, board, out, fmt, store.utc_now())
+                    arch = archive_mod.archive_board(site, board, out, fmt)
                 except OSError as exc:  # the game stays unarchived: the next run retries it
                     raise click.ClickException(
                         f"board {board}: cannot write its record in {out}: {exc}"

@@ -2,45 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Sequence
 
 import click
-import sqlalchemy as sa
 
-from pbm import config as pbm_config
-from pbm.mail.outbound import STATUSES, list_outbox, retry
-from pbm.store import Database, OutboxMessage
+from pbm.cli.site import open_site
+from pbm.store import outbox as queue
+from pbm.store.tables import OutboxMessage
 
 SUBJECT_WIDTH = 40
 ERROR_WIDTH = 50
-
-
-@contextmanager
-def _database(ctx: click.Context) -> Iterator[Database]:
-    """The configured database, closed afterwards; a readable error when it is unusable."""
-    obj = ctx.find_object(dict) or {}
-    try:
-        config = pbm_config.load(obj.get("config_file"))
-    except pbm_config.ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
-    url = sa.engine.make_url(config.database_url)
-    file = url.database if url.get_backend_name() == "sqlite" else None
-    if file and file != ":memory:" and not Path(file).exists():
-        # Opening would create an empty file; say what is missing instead.
-        raise click.ClickException(f"no database at {url.database}; run `pbm init` first")
-    db = Database.open(config)
-    try:
-        yield db
-    except sa.exc.SQLAlchemyError as exc:
-        detail = str(exc.orig) if isinstance(exc, sa.exc.DBAPIError) else str(exc)
-        raise click.ClickException(
-            f"database {db.engine.url.render_as_string()}: {detail.strip()}"
-            " (is it initialised? see `pbm init`)"
-        ) from None
-    finally:
-        db.close()
 
 
 def _clip(text: str | None, width: int) -> str:
@@ -82,7 +53,7 @@ def outbox() -> None:
 @outbox.command("list")
 @click.option(
     "--status",
-    type=click.Choice([*STATUSES, "all"]),
+    type=click.Choice([*queue.STATUSES, "all"]),
     default="pending",
     show_default=True,
     help="Which rows to show.",
@@ -90,8 +61,8 @@ def outbox() -> None:
 @click.pass_context
 def list_command(ctx: click.Context, status: str) -> None:
     """List outbox rows: id, status, attempts, recipient, subject, last error."""
-    with _database(ctx) as db:
-        rows = list_outbox(db, status)
+    with open_site(ctx) as site, site.db.read() as session:
+        rows = queue.listing(session, status)
     if not rows:
         click.echo(f"no {status} mail in the outbox" if status != "all" else "the outbox is empty")
         return
@@ -107,8 +78,8 @@ def retry_command(ctx: click.Context, ids: tuple[int, ...], all_failed: bool) ->
     """Send failed (or waiting) rows again now, with a fresh count of attempts."""
     if not ids and not all_failed:
         raise click.UsageError("name the rows to retry (IDs) or give --all-failed")
-    with _database(ctx) as db:
-        result = retry(db, ids, all_failed=all_failed)
+    with open_site(ctx) as site, site.db.transaction() as session:
+        result = queue.retry(session, ids, all_failed=all_failed, now=site.clock())
     for row_id, why in sorted(result.skipped.items()):
         click.echo(f"outbox {row_id}: not requeued: {why}", err=True)
     if result.requeued:

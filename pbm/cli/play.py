@@ -8,64 +8,16 @@ to the ``pbm`` group (``vacation`` under the existing ``player`` group).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import UTC, datetime
-
 import click
 
-from pbm import clock as clock_mod
-from pbm import service as svc
-from pbm import store
-from pbm.boardmail import fmt_time
 from pbm.cli.admin import table
-from pbm.cli.serve import load_config
-
-NOW_HELP = "Act as if it were this time (ISO 8601, UTC unless a zone is given)."
-
-
-def parse_now(value: str | None) -> datetime:
-    """``--now``: an ISO time (UTC when it has no zone), or the current time."""
-    if value is None:
-        return datetime.now(UTC)
-    try:
-        t = datetime.fromisoformat(value)
-    except ValueError:
-        raise click.BadParameter(
-            f"{value!r}: write a time as 2025-03-08T12:00 (ISO 8601)", param_hint="--now"
-        ) from None
-    return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
-
-
-@contextmanager
-def open_db(ctx: click.Context) -> Iterator[store.Database]:
-    """The configured database; a clear error if there is none yet."""
-    cfg = load_config(ctx)
-    db = store.Database.open(cfg)
-    try:
-        if store.current_revision(db) is None:
-            raise click.ClickException(
-                f"no pbm database at {cfg.database_url}: run `pbm init` first"
-            )
-        yield db
-    finally:
-        db.close()
-
-
-@contextmanager
-def open_service(ctx: click.Context, now: datetime | None = None) -> Iterator[svc.Service]:
-    """The service, with its clock fixed at ``now`` if given; refusals become CLI errors."""
-    with open_db(ctx) as db:
-        try:
-            if now is None:
-                yield svc.Service(db, load_config(ctx))
-            else:
-                # Mail is sent at once, even when --now is ahead of real time.
-                yield svc.Service(
-                    db, load_config(ctx), lambda: now, lambda: min(now, svc.utc_now())
-                )
-        except svc.ServiceError as exc:
-            raise click.ClickException(exc.message) from None
+from pbm.cli.site import NOW_HELP, open_site, parse_now
+from pbm.runners.timers import tick as run_tick
+from pbm.usecases import queries, unit
+from pbm.usecases.auth import ADMIN, Who
+from pbm.usecases.text import fmt_time
+from pbm.usecases.timers import PauseClocks, ResumeClocks
+from pbm.usecases.vacations import Vacation
 
 
 @click.command()
@@ -74,8 +26,8 @@ def open_service(ctx: click.Context, now: datetime | None = None) -> Iterator[sv
 def tick(ctx: click.Context, now_text: str | None) -> None:
     """Run the clocks once: send due reminders, forfeit boards out of time."""
     now = parse_now(now_text)
-    with open_db(ctx) as db:
-        n = clock_mod.tick(db, load_config(ctx), now)
+    with open_site(ctx) as site:
+        n = run_tick(site.db, site.config, now)
     click.echo(f"{n} board(s) acted on at {fmt_time(now)}")
 
 
@@ -89,9 +41,9 @@ def clock_group() -> None:
 @click.pass_context
 def clock_pause(ctx: click.Context, now_text: str | None) -> None:
     """Stop every clock until `pbm clock resume`; the time in between is not counted."""
-    with open_service(ctx, parse_now(now_text)) as service:
-        since = service.pause_clocks()
-        click.echo(f"clocks stopped at {fmt_time(since)}")
+    with open_site(ctx, parse_now(now_text)) as site:
+        unit.run(site, PauseClocks())
+        click.echo(f"clocks stopped at {fmt_time(queries.clocks_paused_since(site))}")
 
 
 @clock_group.command("resume")
@@ -99,17 +51,19 @@ def clock_pause(ctx: click.Context, now_text: str | None) -> None:
 @click.pass_context
 def clock_resume(ctx: click.Context, now_text: str | None) -> None:
     """Start the clocks again."""
-    with open_service(ctx, parse_now(now_text)) as service:
-        span = service.resume_clocks()
-        click.echo(f"clocks running again; {span} not counted")
+    with open_site(ctx, parse_now(now_text)) as site:
+        since = queries.clocks_paused_since(site)
+        unit.run(site, ResumeClocks())
+        assert since is not None  # resuming refuses when the clocks run
+        click.echo(f"clocks running again; {max(site.clock(), since) - since} not counted")
 
 
 @clock_group.command("status")
 @click.pass_context
 def clock_status(ctx: click.Context) -> None:
     """Whether the clocks run."""
-    with open_service(ctx) as service:
-        since = service.clocks_paused_since()
+    with open_site(ctx) as site:
+        since = queries.clocks_paused_since(site)
         click.echo("clocks running" if since is None else f"clocks stopped since {fmt_time(since)}")
 
 
@@ -119,7 +73,7 @@ def clock_status(ctx: click.Context) -> None:
 @click.pass_context
 def ratings(ctx: click.Context, game_name: str | None, variant: str | None) -> None:
     """The rating lists, best first (? = provisional: fewer than 20 rated games)."""
-    with open_service(ctx) as service:
+    with open_site(ctx) as site:
         rows = [
             (
                 r.game,
@@ -130,7 +84,7 @@ def ratings(ctx: click.Context, game_name: str | None, variant: str | None) -> N
                 r.games,
                 "?" if r.provisional else "",
             )
-            for r in service.standings(game_name, variant)
+            for r in queries.standings(site, game_name, variant)
         ]
     if not rows:
         click.echo("no rated games")
@@ -151,8 +105,8 @@ def vacation(ctx: click.Context, userid: str, days: str, now_text: str | None) -
         count = int(days)
     else:
         raise click.BadParameter(f"{days!r}: a number of days (at least 1) or off")
-    with open_service(ctx, parse_now(now_text)) as service:
-        replies = service.vacation(userid, svc.ADMIN, count)
+    with open_site(ctx, parse_now(now_text)) as site:
+        replies = unit.run(site, Vacation(count), Who(userid, ADMIN))
     click.echo(replies[0].body, nl=False)
 
 

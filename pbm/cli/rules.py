@@ -10,8 +10,6 @@ import click
 
 from pbm import games
 from pbm.games import BadOption, GameState, IllegalMove
-from pbm.games.accasta import AccastaState
-from pbm.games.accasta.position import perft as accasta_perft
 from pbm.record import RecordError, parse_record, replay
 
 
@@ -21,12 +19,13 @@ def parse_options(values: Sequence[str]) -> dict[str, str]:
     for v in values:
         key, sep, val = v.partition("=")
         if not sep or not key or not val:
-            raise click.BadParameter(f"{v!r}: write KEY=VALUE, e.g. castle_win=next_turn")
+            raise click.BadParameter(f"{v!r}: write KEY=VALUE, an option of the game")
         opts[key.strip()] = val.strip()
     return opts
 
 
-def _start(game: str, variant: str | None, options: Sequence[str]) -> GameState:
+def _start(game: str | None, variant: str | None, options: Sequence[str]) -> GameState:
+    game = _game(game)
     try:
         return games.get(game).new(variant, parse_options(options))
     except KeyError:
@@ -35,6 +34,13 @@ def _start(game: str, variant: str | None, options: Sequence[str]) -> GameState:
         ) from None
     except BadOption as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def _seats(game: str | None) -> tuple[str, str]:
+    try:
+        return games.get(_game(game)).seat_names
+    except KeyError:
+        return ("?", "?")
 
 
 def _play_all(state: GameState, moves: Sequence[str], seats: tuple[str, str]) -> GameState:
@@ -48,22 +54,40 @@ def _play_all(state: GameState, moves: Sequence[str], seats: tuple[str, str]) ->
     return state
 
 
+def _option_help() -> str:
+    declared = [
+        f"{o.name}={'|'.join(o.values)} ({name})"
+        for name in games.names()
+        for o in games.get(name).options
+    ]
+    return "A game option: " + (", ".join(declared) or "none here") + "."
+
+
 def _common(f: click.decorators.FC) -> click.decorators.FC:
     f = click.option(
-        "--option",
-        "options",
-        multiple=True,
-        metavar="KEY=VALUE",
-        help="A game option: castle_win=immediate|next_turn, d4_opening=allowed|banned.",
+        "--option", "options", multiple=True, metavar="KEY=VALUE", help=_option_help()
     )(f)
+    f = click.option("--variant", default=None, help="The variant (default: the game's first).")(f)
     f = click.option(
-        "--variant",
-        type=click.Choice(["standard", "pari"], case_sensitive=False),
-        default=None,
-        help="The variant (default: standard).",
+        "--game", default=None, help=f"The game: {', '.join(games.names())} (default: the first)."
     )(f)
-    f = click.option("--game", default="accasta", show_default=True, help="The game.")(f)
     return f
+
+
+def _game(name: str | None) -> str:
+    return name or games.names()[0]
+
+
+def count_turns(state: GameState, depth: int) -> int:
+    """The number of move sequences of length ``depth`` (perft), through the game protocol."""
+    if depth <= 0:
+        return 1
+    if state.outcome is not None:
+        return 0
+    legal = state.legal_moves()
+    if depth == 1:
+        return len(legal)
+    return sum(count_turns(state.play(m)[0], depth - 1) for m in legal)
 
 
 @click.group()
@@ -76,11 +100,14 @@ def rules() -> None:
 @click.option("--count", is_flag=True, help="Print only the number of legal moves.")
 @click.argument("moves", nargs=-1)
 def moves(
-    game: str, variant: str | None, options: tuple[str, ...], count: bool, moves: tuple[str, ...]
+    game: str | None,
+    variant: str | None,
+    options: tuple[str, ...],
+    count: bool,
+    moves: tuple[str, ...],
 ) -> None:
     """Replay MOVES from the start and list every legal move, one a line, sorted."""
-    g = games.get(game) if game in games.names() else None
-    state = _play_all(_start(game, variant, options), moves, g.seat_names if g else ("?", "?"))
+    state = _play_all(_start(game, variant, options), moves, _seats(game))
     legal = state.legal_moves()
     if count:
         click.echo(len(legal))
@@ -94,37 +121,43 @@ def moves(
 @click.option("--depth", type=click.IntRange(min=0), required=True, help="Turns to look ahead.")
 @click.argument("moves", nargs=-1)
 def perft(
-    game: str, variant: str | None, options: tuple[str, ...], depth: int, moves: tuple[str, ...]
+    game: str | None,
+    variant: str | None,
+    options: tuple[str, ...],
+    depth: int,
+    moves: tuple[str, ...],
 ) -> None:
     """Count the turn sequences of length DEPTH after MOVES (a finished game has none)."""
-    state = _play_all(_start(game, variant, options), moves, games.get(game).seat_names)
-    if not isinstance(state, AccastaState):
-        raise click.UsageError(f"perft is not available for {game}")
-    click.echo(accasta_perft(state.position, depth))
+    state = _play_all(_start(game, variant, options), moves, _seats(game))
+    click.echo(count_turns(state, depth))
 
 
 @rules.command()
 @_common
 @click.argument("moves", nargs=-1)
-def show(game: str, variant: str | None, options: tuple[str, ...], moves: tuple[str, ...]) -> None:
+def show(
+    game: str | None, variant: str | None, options: tuple[str, ...], moves: tuple[str, ...]
+) -> None:
     """Print the board diagram after MOVES."""
-    state = _play_all(_start(game, variant, options), moves, games.get(game).seat_names)
+    state = _play_all(_start(game, variant, options), moves, _seats(game))
     click.echo(state.diagram(), nl=False)
 
 
 @rules.command("replay")
 @_common
 @click.argument("file", type=click.File("r", encoding="utf-8"))
-def replay_cmd(game: str, variant: str | None, options: tuple[str, ...], file: TextIO) -> None:
+def replay_cmd(
+    game: str | None, variant: str | None, options: tuple[str, ...], file: TextIO
+) -> None:
     """Replay a game record (FILE, or - for standard input): final diagram and result.
 
-    Tag lines such as [Variant "pari"] or [Option "castle_win=next_turn"] set the
+    Tag lines such as [Variant "VARIANT"] or [Option "KEY=VALUE"] set the
     variant and options; --variant and --option override them. Exits 1 naming the
     move number, the side and the reason at the first illegal move.
     """
     text = file.read()
     try:
-        record = parse_record(text)
+        record = parse_record(text, game)
         result = replay(record, game, variant, parse_options(options))
     except (RecordError, BadOption) as exc:
         click.echo(f"error: {exc}", err=True)

@@ -1,4 +1,8 @@
-"""Header parsing without repeated work: ``ParsedOnce`` and two policies.
+"""Reading headers: decoded values that never raise, and parsing without repeated work.
+
+``header_text`` and ``sender_address`` read what a received mail's headers
+say, tolerating any garbage. ``ParsedOnce`` and the two policies keep the
+email package from parsing the same values over and over:
 
 ``policy.default`` builds a new header object (a full RFC 5322 parse) on every
 ``get``, and reading or flattening one message asks for Content-Type alone
@@ -11,9 +15,11 @@ parses; ``DEFAULT_POLICY`` and ``SMTP_POLICY`` are ``policy.default`` and
 
 from __future__ import annotations
 
+import email.utils
+import re
 from email import policy
 from email.headerregistry import BaseHeader, HeaderRegistry
-from email.message import EmailMessage
+from email.message import EmailMessage, Message
 from typing import Any
 
 
@@ -112,3 +118,52 @@ class ParsedOnce(EmailMessage):
     def replace_header(self, _name: str, _value: Any) -> None:
         self.__dict__.pop(_PARSED, None)
         super().replace_header(_name, _value)
+
+
+def clean(text: str) -> str:
+    """Text safe to store and print: undecodable bytes (surrogate escapes) become U+FFFD."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def raw_header(msg: Message, name: str) -> str:
+    for key, value in msg.raw_items():
+        if key.lower() == name.lower():
+            return clean(str(value))
+    return ""
+
+
+def header_text(msg: Message, name: str) -> str:
+    """A header's decoded value (RFC 2047), "" when absent; raw when it cannot be decoded."""
+    try:
+        value = msg.get(name)
+        return "" if value is None else clean(str(value))
+    except Exception:  # the header parser of policy.default chokes on some garbage
+        return raw_header(msg, name)
+
+
+def sender_address(msg: Message) -> tuple[str, str]:
+    """The display name and address of the first From mailbox; ("", "") if none."""
+    try:
+        for address in getattr(msg.get("From"), "addresses", ()):
+            if "@" in address.addr_spec:
+                return clean(address.display_name), clean(address.addr_spec)
+    except Exception:
+        pass
+    name, addr = email.utils.parseaddr(raw_header(msg, "From"))
+    return (name, addr) if "@" in addr else ("", "")
+
+
+# RFC 5322 3.6.4: msg-id = "<" id-left "@" id-right ">", each a dot-atom-text (or
+# the right a no-fold-literal). Only such a value is copied into our headers.
+_ATEXT = r"[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]"
+_DOT_ATOM = rf"{_ATEXT}+(?:\.{_ATEXT}+)*"
+_MSG_ID = re.compile(rf"<{_DOT_ATOM}@(?:{_DOT_ATOM}|\[[\x21-\x5a\x5e-\x7e]*\])>")
+
+
+def msg_id(value: str) -> str | None:
+    """``value`` if it is exactly one valid msg-id (RFC 5322 3.6.4), else None."""
+    value = value.strip()
+    return value if len(value) <= 250 and _MSG_ID.fullmatch(value) else None

@@ -10,7 +10,8 @@ from alembic import context
 from sqlalchemy import Connection
 from sqlmodel import SQLModel
 
-from pbm.store import Database  # importing pbm.store defines the tables
+import pbm.store.tables  # noqa: F401  (importing it defines the tables)
+from pbm.store.engine import Database
 
 config = context.config
 target_metadata = SQLModel.metadata

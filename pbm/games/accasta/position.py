@@ -232,20 +232,13 @@ class Position:
         return _outcome(self) is not None
 
     def __str__(self) -> str:
-        cached = _DIAGRAM_CACHE.get(self)
-        if cached is not None:
-            return cached
         out = _outcome(self)
         status = None
         if out is not None:
             status = f"{COLOUR_NAMES[winner(out)]} wins: {how_won(out)}"
-        text = render(
+        return render(
             self.board, pari=self.pari, to_move=None if out else self.to_move, status=status
         )
-        if len(_DIAGRAM_CACHE) >= _CACHE_LIMIT:
-            _DIAGRAM_CACHE.clear()
-        _DIAGRAM_CACHE[self] = text
-        return text
 
 
 def winner(out: Outcome) -> int:
@@ -265,7 +258,6 @@ def how_won(out: Outcome) -> str:
 # the notation and the outcome check all ask for the same turns.
 _TURNS_CACHE: dict[Position, list[Turn]] = {}
 _OUTCOME_CACHE: dict[Position, Outcome | None] = {}
-_DIAGRAM_CACHE: dict[Position, str] = {}  # a board mail goes to each player and subscriber
 _CACHE_LIMIT = 4096
 
 

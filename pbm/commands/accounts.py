@@ -1,0 +1,44 @@
+"""Account commands: signup, password, address, vacation."""
+
+from __future__ import annotations
+
+from pbm.commands.arguments import DAYS, EMAIL, NEW_PASSWORD, OPTIONAL_EMAIL, PASSWORD, USERID
+from pbm.commands.grammar import Args, Built, Command, Context
+from pbm.usecases import accounts, vacations
+
+
+def _signup(args: Args, ctx: Context) -> Built:
+    assert args.userid is not None and args.password is not None
+    return accounts.Signup(args.userid, args.password, args.email or ctx.sender), None
+
+
+def _password(args: Args, ctx: Context) -> Built:
+    assert args.new_password is not None
+    return accounts.ChangePassword(args.new_password), ctx.who(args)
+
+
+def _address(args: Args, ctx: Context) -> Built:
+    assert args.email is not None
+    return accounts.ChangeAddress(args.email), ctx.who(args)
+
+
+def _vacation(args: Args, ctx: Context) -> Built:
+    return vacations.Vacation(args.days), ctx.who(args)
+
+
+COMMANDS = (
+    Command(
+        ("signup",),
+        (USERID, PASSWORD, OPTIONAL_EMAIL),
+        "a new account (EMAIL: the sender)",
+        _signup,
+    ),
+    Command(("password",), (USERID, PASSWORD, NEW_PASSWORD), "change your password", _password),
+    Command(("address",), (USERID, PASSWORD, EMAIL), "change your address", _address),
+    Command(
+        ("vacation",),
+        (USERID, PASSWORD, DAYS),
+        "stop your clocks on every board for DAYS days (a yearly allowance); off: back early",
+        _vacation,
+    ),
+)

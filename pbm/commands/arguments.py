@@ -1,0 +1,151 @@
+"""The arguments of mail commands: how each kind is read and how forms show it.
+
+``BOARD``, ``USERID``, ``PASSWORD``, ``MOVE[#N]``... Each ``Arg`` reads its
+words from a ``Reader`` into ``Args`` fields, with errors that name the
+command's correct form.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pbm.commands.grammar import NUMBER, Arg, Reader, days, listed
+
+# A move with its optional guard: "a1:C-d1#7". The last "#" is the guard's: a "#"
+# with nothing after it is a move's own (a mate sign, "Qxf7#").
+_GUARDED = re.compile(r"(?P<move>.*)#(?P<n>[^#]*)")
+
+
+def _board(reader: Reader) -> dict[str, Any]:
+    text = reader.word("BOARD")
+    if NUMBER.fullmatch(text) is None or int(text) == 0:
+        raise reader.fail(f"BOARD must be a board number like 12, not {text!r}.")
+    return {"board": int(text)}
+
+
+def _word(name: str, field_name: str, strip: str = "", by_reply: bool = False) -> Arg:
+    def read(reader: Reader) -> dict[str, Any]:
+        return {field_name: reader.word(name).strip(strip)}
+
+    return Arg(name, read, by_reply)
+
+
+def _optional(name: str, field_name: str, strip: str = "") -> Arg:
+    def read(reader: Reader) -> dict[str, Any]:
+        return {field_name: reader.word(name).strip(strip)} if reader.more() else {}
+
+    return Arg(f"[{name}]", read)
+
+
+def _guard(text: str) -> bool:
+    """Whether a move's text ends in a guard (``#N``, not a bare mate sign)."""
+    m = _GUARDED.fullmatch(text)
+    return m is not None and bool(m.group("n"))
+
+
+def move_and_guard(reader: Reader, text: str) -> dict[str, Any]:
+    """``MOVE#N`` as the move text and N; a separate ``#N`` word is also read."""
+    if text.lower() == "resign":
+        return {"move": "resign"}
+    if not _guard(text) and (reader.peek() or "").startswith("#"):
+        text += reader.word("#N")
+    m = _GUARDED.fullmatch(text)
+    if m is None or not m.group("n"):
+        return {"move": text}
+    number = m.group("n")
+    if not m.group("move"):
+        raise reader.fail("MOVE is missing before #N.")
+    if NUMBER.fullmatch(number) is None or int(number) == 0:
+        raise reader.fail(f"#N must be a move number like #7, not {'#' + number!r}.")
+    return {"move": m.group("move"), "expect": int(number)}
+
+
+def _move(reader: Reader) -> dict[str, Any]:
+    values = move_and_guard(reader, reader.word("MOVE"))
+    if (reader.peek() or "").lower() == "claim":
+        reader.word("claim")
+        values["claim"] = True
+    return values
+
+
+def _queued(reader: Reader) -> dict[str, Any]:
+    move = reader.word("MOVE")
+    if move.lower() == "clear":
+        return {"clear": True}
+    if _guard(move):
+        raise reader.fail("A queued move takes no #N.")
+    if (reader.peek() or "").lower() == "if":
+        reader.word("if")
+        return {"move": move, "if_move": reader.word("OPPONENT-MOVE")}
+    return {"move": move}
+
+
+def _days_or_off(reader: Reader) -> dict[str, Any]:
+    text = reader.word("DAYS")
+    if text.lower() == "off":
+        return {"days": None}
+    count = days(reader, text, "DAYS")
+    if count == 0:
+        raise reader.fail("DAYS must be at least 1 (or off).")
+    return {"days": count}
+
+
+def _options(reader: Reader) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    options: dict[str, str] = {}
+    seen: set[str] = set()
+    while reader.more():
+        word = reader.word("OPTION")
+        key, eq, value = word.lower().removeprefix("--").partition("=")
+        if not word.startswith("--") or not eq or not key or not value:
+            raise reader.fail(f"{word!r} is not an option like --variant=VARIANT.")
+        if key == "option":
+            key, eq, value = value.partition("=")
+            if not eq or not key or not value:
+                raise reader.fail(f"{word!r} is not an option like --option=KEY=VALUE.")
+        if key in seen:
+            raise reader.fail(f"--{key} is given twice.")
+        seen.add(key)
+        if key == "variant":
+            values["variant"] = value
+        elif key == "nagtime":
+            values["nag_days"] = days(reader, value, "--nagtime")
+        elif key == "forfeittime":
+            values["forfeit_days"] = days(reader, value, "--forfeittime")
+        else:
+            options[key] = value
+    return {**values, "options": options}
+
+
+def _game(reader: Reader) -> dict[str, Any]:
+    if not reader.more():
+        return {}
+    name = reader.word("GAME")
+    if name.lower() not in reader.games:
+        raise reader.fail(f"There is no game {name!r} here; games: {listed(reader.games)}.")
+    return {"game": name.lower()}
+
+
+def _message(reader: Reader) -> dict[str, Any]:
+    text = reader.rest()
+    return {"message": text or None}
+
+
+BOARD = Arg("BOARD", _board, by_reply=True)
+USERID = _word("USERID", "userid", by_reply=True)
+PASSWORD = _word("PASSWORD", "password", by_reply=True)
+NEW_PASSWORD = _word("NEW-PASSWORD", "new_password")
+EMAIL = _word("EMAIL", "email", strip="<>")
+OPTIONAL_EMAIL = _optional("EMAIL", "email", strip="<>")
+OPTIONAL_USERID = _optional("USERID", "userid")
+USERID1 = _word("USERID1", "userid")
+USERID2 = _word("USERID2", "userid2")
+MOVE = Arg("MOVE[#N]", _move)
+QUEUED = Arg("MOVE [if OPPONENT-MOVE]", _queued)
+DAYS = Arg("DAYS|off", _days_or_off)
+OPTIONS = Arg(
+    "[--variant=VARIANT] [--nagtime=DAYS] [--forfeittime=DAYS] [--OPTION=VALUE]", _options
+)
+MESSAGE = Arg("[MESSAGE]", _message)
+OPTIONAL_GAME = Arg("[GAME]", _game)

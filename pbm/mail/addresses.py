@@ -1,0 +1,144 @@
+"""Reply-token addresses: a mail can be answered by Reply, with no password.
+
+Every mail the server sends about a board or an account carries a Reply-To
+made here, one per reader and context, holding an HMAC under
+``mail.secret`` that only the server can make:
+
+- ``pbm+12.bob.TOKEN@example.org``: bob on board 12 (the token of the
+  board and the userid). Addresses of mails already sent stay valid as long
+  as the secret does.
+- ``pbm+a.bob.TOKEN@example.org``: bob's account (the token also covers a
+  nonce of the account, so an address made for one signup never confirms a
+  later one of the same userid).
+- ``pbm+r.bob.TOKEN@example.org``: a password reset of bob's, usable once
+  (its nonce is forgotten when used).
+- ``pbm+bounce-ID.TOKEN@example.org``: the return path (VERP) of outbox row
+  ID, so a bounce names the mail that failed and cannot be forged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from dataclasses import dataclass
+
+TOKEN_LENGTH = 10
+BOARD, ACCOUNT, RESET = "board", "account", "reset"
+_KIND_WORDS = {"a": ACCOUNT, "r": RESET}
+_WORD_OF_KIND = {v: k for k, v in _KIND_WORDS.items()}
+
+_TOKEN_LOCAL = re.compile(
+    r"^(?P<base>[^+]+)\+(?P<key>[0-9]{1,9}|a|r)\.(?P<userid>[^.]+)\.(?P<token>[0-9a-z]+)$"
+)
+_BOUNCE_LOCAL = re.compile(r"^(?P<base>[^+]+)\+bounce-(?P<id>[0-9]{1,12})\.(?P<token>[0-9a-z]+)$")
+
+
+def _mac(secret: str, message: str) -> str:
+    return hmac.new(secret.encode(), message.encode(), hashlib.sha256).hexdigest()[:TOKEN_LENGTH]
+
+
+def reply_token(secret: str, board: int, userid: str) -> str:
+    """The secret token that lets ``userid`` act on ``board`` by reply."""
+    return _mac(secret, f"{board}.{userid.lower()}")
+
+
+def _token(secret: str, kind: str, board: int | None, userid: str, nonce: str) -> str:
+    if kind == BOARD:
+        assert board is not None
+        return reply_token(secret, board, userid)
+    return _mac(secret, f"{kind}.{userid.lower()}.{nonce}")
+
+
+def token_address(server_address: str, secret: str, board: int, userid: str) -> str:
+    """``pbm+12.bob.k3x9q2abcd@example.org`` for ``pbm@example.org``."""
+    return context_address(server_address, secret, BOARD, userid, board=board)
+
+
+def context_address(
+    server_address: str,
+    secret: str,
+    kind: str,
+    userid: str,
+    *,
+    board: int | None = None,
+    nonce: str = "",
+) -> str:
+    """The reply address of ``userid`` in a context: a board, his account, a reset."""
+    local, _, domain = server_address.partition("@")
+    key = str(board) if kind == BOARD else _WORD_OF_KIND[kind]
+    token = _token(secret, kind, board, userid, nonce)
+    return f"{local}+{key}.{userid.lower()}.{token}@{domain}"
+
+
+@dataclass(frozen=True, slots=True)
+class TokenAddress:
+    """A parsed reply-token address (not yet checked against the secret)."""
+
+    board: int | None
+    userid: str
+    token: str
+    kind: str = BOARD
+
+    def is_valid(self, secret: str, nonce: str = "") -> bool:
+        """Whether the token is the one ``secret`` makes (never with an empty secret).
+
+        ``nonce``: the account's (for ``account`` and ``reset`` addresses).
+        """
+        if not secret:
+            return False
+        expected = _token(secret, self.kind, self.board, self.userid, nonce)
+        return hmac.compare_digest(expected, self.token)
+
+
+def parse_token_address(address: str, server_address: str) -> TokenAddress | None:
+    """The context, userid and token of a reply-token address of this server.
+
+    None when ``address`` is not of the form ``LOCAL+KEY.UID.TOKEN@DOMAIN`` for
+    the server's own local part and domain (case-insensitive).
+    """
+    local = _ours(address, server_address)
+    m = _TOKEN_LOCAL.match(local) if local is not None else None
+    if m is None:
+        return None
+    key = m.group("key")
+    if key in _KIND_WORDS:
+        return TokenAddress(None, m.group("userid"), m.group("token"), _KIND_WORDS[key])
+    return TokenAddress(int(key), m.group("userid"), m.group("token"))
+
+
+def bounce_address(server_address: str, secret: str, outbox_id: int) -> str:
+    """The return path of outbox row ``outbox_id`` (VERP): ``pbm+bounce-ID.TOKEN@domain``."""
+    local, _, domain = server_address.partition("@")
+    return f"{local}+bounce-{outbox_id}.{_mac(secret, f'bounce.{outbox_id}')}@{domain}"
+
+
+def parse_bounce_address(address: str, server_address: str, secret: str) -> int | None:
+    """The outbox row a bounce address names, if its token is ours."""
+    local = _ours(address, server_address)
+    m = _BOUNCE_LOCAL.match(local) if local is not None else None
+    if m is None or not secret:
+        return None
+    row = int(m.group("id"))
+    return row if hmac.compare_digest(_mac(secret, f"bounce.{row}"), m.group("token")) else None
+
+
+def _ours(address: str, server_address: str) -> str | None:
+    """The local part of ``address`` (lower case) if it is in our domain under our base."""
+    local, _, domain = address.strip().strip("<>").rpartition("@")
+    s_local, _, s_domain = server_address.rpartition("@")
+    local = local.lower()
+    if domain.lower() != s_domain.lower() or local.partition("+")[0] != s_local.lower():
+        return None
+    return local
+
+
+def accepts(address: str, server_address: str) -> bool:
+    """Whether mail for ``address`` is ours: the server's address, a reply or bounce address."""
+    addr = address.strip().strip("<>")
+    if addr.lower() == server_address.lower():
+        return True
+    local = _ours(addr, server_address)
+    if local is None:
+        return False
+    return bool(_TOKEN_LOCAL.match(local) or _BOUNCE_LOCAL.match(local))

@@ -1,0 +1,296 @@
+"""The inbox pipeline: a received mail goes through small named steps to the commands it holds.
+
+Each step is a plain function ``step(mail, env)`` that either lets the mail
+go on or settles it (``Mail.settle``): ``parse`` (decode; never fails) ->
+``bounce`` (a delivery report to a return path of ours marks the address) ->
+``screen`` (robots, bounces, lists and loops get no answer) -> ``dedupe`` (a
+Message-ID already acted on) -> ``find_commands`` (reply, subject or body
+mode; each line parsed once). What a mail asks for ends up as
+``Request``s in ``Mail.requests``, for the inbox worker to carry out
+(``pbm.usecases.unit``) together with the rest of its batch. Steps read the
+database only through ``Env``; they write nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pbm import commands, games
+from pbm.commands import CommandError, Parsed
+from pbm.commands.grammar import mask
+from pbm.config import Config
+from pbm.mail.addresses import BOARD, TokenAddress
+from pbm.mail.bounces import report_for
+from pbm.mail.inbound import Inbound, read_message
+from pbm.mail.quotes import command_candidates, subject_command_text
+from pbm.replies import Reply
+from pbm.usecases.accounts import Confirm, account_nonce
+from pbm.usecases.auth import Who
+from pbm.usecases.bounces import Bounced
+from pbm.usecases.reading import Answer
+from pbm.usecases.refusals import BadRequest, Refuse, Refused, WrongPassword
+from pbm.usecases.text import wrap
+from pbm.usecases.unit import Action, Request
+from pbm.usecases.world import Account
+
+
+@dataclass(frozen=True)
+class Env:
+    """What the steps may know of the site: its settings, and a few looks at its database."""
+
+    config: Config
+    seen: Callable[[str], bool]  # whether a Message-ID was acted on
+    game_of: Callable[[int], str | None]  # the game of a board (None: no such board)
+    account: Callable[[str], Account | None] = lambda userid: None  # by userid
+
+
+@dataclass
+class Mail:
+    """One inbox row on its way through the steps."""
+
+    row_id: int
+    raw: bytes
+    mail_from: str
+    rcpt: list[str]
+    inbound: Inbound | None = None
+    outcome: str | None = None  # None: go on; else the inbox status: done / ignored / failed
+    note: str = ""
+    requests: list[Request] = field(default_factory=list)
+
+    def settle(self, outcome: str, note: str) -> None:
+        self.outcome, self.note = outcome, note
+
+    @property
+    def message_id(self) -> str | None:
+        return (self.inbound.message_id or None) if self.inbound is not None else None
+
+
+Step = Callable[[Mail, Env], None]
+
+
+def parse(mail: Mail, env: Env) -> None:
+    """Decode the message (never raises: garbage comes back with an ignore reason)."""
+    mail.inbound = read_message(
+        mail.raw,
+        mail_from=mail.mail_from,
+        rcpt_tos=mail.rcpt,
+        server_address=env.config.mail.address,
+    )
+
+
+def bounce(mail: Mail, env: Env) -> None:
+    """A delivery report to one of our return paths: a permanent failure marks the
+    address (``usecases.bounces``); nothing is ever answered."""
+    assert mail.inbound is not None
+    mail_cfg = env.config.mail
+    report = report_for(mail.raw, mail.inbound.rcpt, mail_cfg.address, mail_cfg.secret)
+    if report is None:
+        return
+    if not report.permanent:
+        mail.settle("ignored", f"delivery report for outbox {report.outbox_id}: no failure")
+        return
+    mail.requests.append(Request(Bounced(report.outbox_id), message_id=mail.message_id))
+    mail.settle("done", f"bounce of outbox {report.outbox_id}")
+
+
+def screen(mail: Mail, env: Env) -> None:
+    """Never answer robots: auto-replies, bounces, list mail, ourselves (RFC 3834 2)."""
+    assert mail.inbound is not None
+    if mail.inbound.ignore_reason:
+        mail.settle("ignored", mail.inbound.ignore_reason)
+
+
+def dedupe(mail: Mail, env: Env) -> None:
+    """A Message-ID already acted on is not acted on again (redelivery, a second copy)."""
+    mid = mail.message_id
+    if mid and env.seen(mid):
+        mail.settle("ignored", f"duplicate of {mid}")
+
+
+def find_commands(mail: Mail, env: Env) -> None:
+    """Find the commands (reply, subject or body mode) and make each a request."""
+    inbound = mail.inbound
+    assert inbound is not None
+    token = inbound.token
+    if token is not None and token.kind != BOARD:
+        if _account_reply(mail, env, token):
+            return
+        token = None  # an active account's reply: read like mail to the server's address
+    reading = _Reading(inbound, env, token)
+    limit = env.config.limits.commands_per_mail
+    lines, comment = command_candidates(
+        inbound.text,
+        inbound.new_text,
+        inbound.subject,
+        reply_mode=token is not None,
+        is_command=reading.is_command,
+        limit=limit,
+    )
+    mid = mail.message_id
+    if token is not None and not token.is_valid(env.config.mail.secret):
+        mail.requests.append(
+            reading.refused(WrongPassword("This reply address is not valid."), "", mid)
+        )
+        mail.settle("done", "wrong reply token")
+        return
+    if not lines:
+        mail.requests.append(reading.no_command(mid))
+        mail.settle("done", "no command")
+        return
+    for i, line in enumerate(lines[:limit]):
+        key = mid if (mid is None or len(lines) == 1) else f"{mid}#{i + 1}"
+        mail.requests.append(reading.request(line, comment, key))
+    if len(lines) > limit:
+        why = (
+            f"Only the first {limit} commands of a mail are carried out; the rest of this "
+            "mail was not read. Send them in another mail."
+        )
+        key = f"{mid}#more" if mid else None
+        mail.requests.append(reading.refused(BadRequest(why), "", key))
+
+
+def _account_reply(mail: Mail, env: Env, token: TokenAddress) -> bool:
+    """A reply to an account's mail: a confirmation, or (False) mail to read as commands."""
+    inbound = mail.inbound
+    assert inbound is not None
+    account = env.account(token.userid)
+    reading = _Reading(inbound, env, token)
+    if account is None or not token.is_valid(env.config.mail.secret, account_nonce(account)):
+        invalid = WrongPassword("This reply address is not valid.")
+        mail.requests.append(reading.refused(invalid, "", mail.message_id))
+        mail.settle("done", "wrong reply token")
+        return True
+    if account.active:
+        return False
+    confirm = Request(
+        Confirm(account.userid),
+        sender=inbound.sender,
+        in_reply_to=inbound.thread_id,
+        message_id=mail.message_id,
+    )
+    mail.requests.append(confirm)
+    mail.settle("done", "confirmation")
+    return True
+
+
+STEPS: tuple[Step, ...] = (parse, bounce, screen, dedupe, find_commands)
+
+
+def run_steps(mail: Mail, env: Env) -> Mail:
+    """Run ``STEPS`` until one settles the mail; a broken mail fails alone."""
+    try:
+        for step in STEPS:
+            step(mail, env)
+            if mail.outcome is not None:
+                break
+    except Exception as exc:  # a bug must never stop the worker
+        mail.requests.clear()
+        mail.settle("failed", f"{type(exc).__name__}: {exc}")
+    return mail
+
+
+class _Reading:
+    """One mail's lines read as commands, each once, and the requests they make."""
+
+    def __init__(self, inbound: Inbound, env: Env, token: TokenAddress | None) -> None:
+        self.inbound = inbound
+        self.env = env
+        self.token = token
+        self._read: dict[str, Parsed | CommandError | None] = {}
+        looks = games.get(game).looks_like_move if (game := self._game()) else _any_move
+        self.looks_like_move = looks
+
+    def _game(self) -> str | None:
+        if self.token is None or self.token.board is None:
+            return None
+        return self.env.game_of(self.token.board)
+
+    def read(self, line: str) -> Parsed | CommandError | None:
+        """The line as a command (or why it is a broken one), read once."""
+        if line not in self._read:
+            try:
+                if self.token is not None:
+                    found = commands.parse_reply(line, self.looks_like_move)
+                else:
+                    found = commands.parse(line)
+            except CommandError as exc:
+                self._read[line] = exc
+            else:
+                self._read[line] = found
+        return self._read[line]
+
+    def is_command(self, line: str) -> bool:
+        return isinstance(self.read(line), Parsed)
+
+    def request(self, line: str, comment: str, key: str | None) -> Request:
+        """The request of one candidate line (a refusal when it is no command)."""
+        found = self.read(line)
+        board = self.token.board if self.token is not None else None
+        if not isinstance(found, Parsed):
+            why = (
+                str(found) if found else f"{line!r} is not a command. Send 'help' for the commands."
+            )
+            return self.refused(BadRequest(why), line, key, board)
+        ctx = commands.Context(
+            sender=self.inbound.sender,
+            comment=comment,
+            message_id=key,
+            game=found.game,
+            reply_board=board,
+            reply_userid=self.token.userid if self.token is not None else None,
+        )
+        action, who = found.build(ctx)
+        return self._request(action, who, mask(line, found.secrets), key, action.board)
+
+    def no_command(self, key: str | None) -> Request:
+        """A mail with no command: what is wrong with what it tried, or the help."""
+        inbound = self.inbound
+        if self.token is not None:
+            why = (
+                "Your reply had no command. Write your move (or resign, show, history, "
+                "moves, undo, accept, reject, chat) on the first line."
+            )
+            return self.refused(BadRequest(why), "", key)
+        # A malformed command in a subject the sender typed (not "Re: <our subject>"),
+        # then in the body, is explained and quoted; help is for mail with none at all.
+        typed = subject_command_text(inbound.subject)
+        tried = [typed] if typed and typed == inbound.subject else []
+        tried += [ln.strip() for ln in inbound.new_text.splitlines()]
+        for line in tried:
+            found = self.read(line) if line else None
+            if isinstance(found, CommandError):
+                return self.refused(BadRequest(str(found)), mask(line, found.secrets), key)
+        help_action = Answer(inbound.sender, "pbm - help", commands.help_text())
+        return self._request(help_action, None, "", key, None)
+
+    def refused(
+        self, error: Refused, line: str, key: str | None, board: int | None = None
+    ) -> Request:
+        return self._request(Refuse(error, board), None, line, key, board)
+
+    def _request(
+        self, action: Action, who: Who | None, line: str, key: str | None, board: int | None
+    ) -> Request:
+        sender = self.inbound.sender
+        return Request(
+            action,
+            who,
+            sender=sender,
+            in_reply_to=self.inbound.thread_id,
+            message_id=key,
+            answer_refusal=lambda error: [error_reply(sender, error.message, line, board)],
+        )
+
+
+def _any_move(word: str) -> bool:
+    return any(games.get(name).looks_like_move(word) for name in games.names())
+
+
+def error_reply(to: str, why: str, command: str, board: int | None) -> Reply:
+    """The answer to a refused command: the command quoted, why, and that nothing changed."""
+    title = games.get(games.names()[0]).title
+    subject = f"{title} Board {board} - error" if board is not None else f"{title} - error"
+    lines = ["Your command:", *wrap(command, indent="  > "), ""] if command else []
+    lines += [*wrap(why), "", "Nothing was changed. Send 'help' for the commands."]
+    return Reply(to=to, subject=subject, body="\n".join(lines) + "\n", board=board, is_error=True)

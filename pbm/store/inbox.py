@@ -1,0 +1,163 @@
+"""The inbox queue: received mail, acted on by inbox workers, marked when done.
+
+A mail is stored before the listener answers 250 (``add``). A worker reads
+what waits (``waiting``) on a snapshot and works it out there; then, in one
+write transaction, it takes the rows that still wait (``take``: on
+PostgreSQL rows another worker holds are skipped, ``FOR UPDATE SKIP
+LOCKED``), writes what they caused and marks them (``finish``). A worker that
+dies before its commit leaves the rows waiting, for the next one. The
+Message-IDs of command mails acted on are remembered (``remember``), so a
+mail delivered twice acts once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import NamedTuple
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session
+
+from pbm.store.tables import InboxMessage, ProcessedMessage, UTCDateTime, table
+
+INBOX = table(InboxMessage)
+_SEEN = table(ProcessedMessage)
+STATUSES = ("new", "done", "ignored", "failed")
+
+
+class Received(NamedTuple):
+    """A mail as the listener got it: the bytes and the SMTP envelope."""
+
+    raw: bytes
+    mail_from: str
+    rcpt_to: Sequence[str]
+
+
+class WaitingMail(NamedTuple):
+    """An inbox row to be processed."""
+
+    id: int
+    raw: bytes
+    mail_from: str
+    rcpt_to: str  # the envelope recipients, one per line
+
+
+class Finished(NamedTuple):
+    """How an inbox row ended: its status and note, and the Message-ID read from it."""
+
+    inbox_id: int
+    status: str  # done | ignored | failed
+    note: str | None = None
+    message_id: str | None = None  # None: leave the row's as it is
+    processed_by: str | None = None  # the worker
+
+
+def add(session: Session, mails: Sequence[Received], now: datetime) -> list[int]:
+    """Store received mails as ``new`` rows in one INSERT; their ids, in the order given."""
+    if not mails:
+        return []
+    rows = [
+        {
+            "received_at": now,
+            "mail_from": mail.mail_from,
+            "rcpt_to": "\n".join(mail.rcpt_to),
+            "raw": mail.raw,
+            "status": "new",
+        }
+        for mail in mails
+    ]
+    stmt = sa.insert(INBOX).returning(INBOX.c.id, sort_by_parameter_order=True)
+    return [int(i) for i in session.execute(stmt, rows).scalars()]
+
+
+def waiting(session: Session, limit: int) -> list[WaitingMail]:
+    """The mails that wait to be acted on, oldest first."""
+    stmt = (
+        sa.select(INBOX.c.id, INBOX.c.raw, INBOX.c.mail_from, INBOX.c.rcpt_to)
+        .where(INBOX.c.status == "new")
+        .order_by(INBOX.c.id)
+        .limit(limit)
+    )
+    return [WaitingMail(int(i), raw, mf, rt) for i, raw, mf, rt in session.execute(stmt)]
+
+
+def take(session: Session, ids: Sequence[int]) -> set[int]:
+    """Of ``ids``, the rows that still wait, locked for the caller's transaction.
+
+    Another worker's transaction may hold some (PostgreSQL: ``FOR UPDATE SKIP
+    LOCKED``) or have finished them since: those are not the caller's.
+    """
+    if not ids:
+        return set()
+    stmt = (
+        sa.select(INBOX.c.id)
+        .where(INBOX.c.id.in_(ids), INBOX.c.status == "new")
+        .with_for_update(skip_locked=True)
+    )
+    return {int(i) for i in session.execute(stmt).scalars()}
+
+
+def finish(
+    session: Session, finished: Sequence[Finished], now: datetime, *, erase: bool = False
+) -> int:
+    """Mark rows ``done``, ``ignored`` or ``failed`` with one statement; how many were marked.
+
+    ``erase``: forget their raw mail at once (``server.keep_raw_days = 0``).
+    """
+    for row in finished:
+        if row.status not in STATUSES[1:]:
+            raise ValueError(f"bad inbox status {row.status!r}")
+    if not finished:
+        return 0
+    stmt = (
+        sa.update(INBOX)
+        .where(INBOX.c.id == sa.bindparam("inbox_id"))
+        .values(
+            status=sa.bindparam("status"),
+            note=sa.bindparam("note"),
+            processed_at=sa.bindparam("processed_at", type_=UTCDateTime),
+            message_id=sa.func.coalesce(
+                sa.bindparam("message_id", type_=sa.String), INBOX.c.message_id
+            ),
+            processed_by=sa.bindparam("processed_by"),
+            **({"raw": b""} if erase else {}),
+        )
+    )
+    params = [{**row._asdict(), "processed_at": now} for row in finished]
+    return int(session.connection().execute(stmt, params).rowcount)
+
+
+def remember(session: Session, message_id: str, now: datetime) -> bool:
+    """Record that the command mail ``message_id`` is acted on; False if it already was.
+
+    ``ON CONFLICT DO NOTHING``: the caller's transaction goes on either way.
+    """
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    stmt = (
+        dialect.insert(_SEEN)
+        .values(message_id=message_id, processed_at=now)
+        .on_conflict_do_nothing()
+        .returning(_SEEN.c.message_id)
+    )
+    return session.execute(stmt).first() is not None
+
+
+def seen(session: Session, message_id: str) -> bool:
+    """Whether the command mail ``message_id`` was acted on."""
+    stmt = sa.select(_SEEN.c.message_id).where(_SEEN.c.message_id == message_id)
+    return session.execute(stmt).first() is not None
+
+
+def counts(session: Session) -> dict[str, int]:
+    """How many rows have each status."""
+    stmt = sa.select(INBOX.c.status, sa.func.count()).group_by(INBOX.c.status)
+    return {str(status): int(n) for status, n in session.execute(stmt)}
+
+
+def oldest_waiting(session: Session) -> datetime | None:
+    """When the oldest mail still waiting was received."""
+    stmt = sa.select(sa.func.min(INBOX.c.received_at)).where(INBOX.c.status == "new")
+    found: datetime | None = session.execute(stmt).scalar()  # min() keeps the column's type
+    return found

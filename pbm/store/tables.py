@@ -1,0 +1,299 @@
+"""The tables: one sqlmodel class per table, and the timestamp type they share.
+
+The schema is created and changed only by the alembic migrations in
+``pbm/migrations``; these classes describe it for queries. Timestamps are
+``UTCDateTime``: stored in UTC, always read back timezone-aware.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Dialect
+from sqlmodel import Field, SQLModel
+
+
+class UTCDateTime(sa.types.TypeDecorator[datetime]):
+    """A timestamp stored in UTC and always read back timezone-aware.
+
+    SQLite keeps no zone, PostgreSQL returns the session's zone; both come
+    back as UTC here so that times compare with the service clock.
+    """
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the database; use UTC-aware times")
+        value = value.astimezone(UTC)
+        # SQLite would store the offset as text; keep its timestamps plain UTC.
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+def _utc_column(nullable: bool = False, index: bool = False) -> Any:
+    return Field(sa_type=UTCDateTime, nullable=nullable, index=index)
+
+
+# ---------------------------------------------------------------- tables
+
+
+class Player(SQLModel, table=True):
+    """A player account; ``userid`` is the lower-case key, ``display`` as signed up."""
+
+    __tablename__ = "players"
+
+    userid: str = Field(primary_key=True)
+    display: str
+    email: str = Field(index=True)
+    full_name: str = ""
+    password_hash: str
+    created_at: datetime = _utc_column()
+    status: str = "active"  # pending (a signup not yet confirmed) | active
+    reset_nonce: str | None = None  # makes a password reset address usable once
+    lockout_told_at: datetime | None = _utc_column(nullable=True)
+    lockout_answered_at: datetime | None = _utc_column(nullable=True)
+
+
+class Game(SQLModel, table=True):
+    """One board. ``position`` is ``GameState.dump()``: loading never replays moves.
+
+    ``clock_since`` is when the player to move got the move (creation, the
+    last move, an accepted undo): his clock runs from there, minus the stops
+    (``pbm.clock``). ``last_nag_at`` is the last reminder of that clock.
+    The ``*_rating_*`` columns hold the Elo ratings before and after the game,
+    once a finished game has been rated.
+    """
+
+    __tablename__ = "games"
+
+    board: int | None = Field(default=None, primary_key=True)
+    game: str
+    variant: str
+    options: dict[str, str] = Field(default_factory=dict, sa_type=sa.JSON, nullable=False)
+    white: str = Field(foreign_key="players.userid", index=True)
+    black: str = Field(foreign_key="players.userid", index=True)
+    # waiting (a challenge not yet accepted) | active | finished | cancelled
+    status: str = Field(default="active", index=True)
+    result: str | None = None  # "1-0" | "0-1" | "1/2-1/2"
+    termination: str | None = None  # the game's (castle, checkmate...) or resign, forfeit...
+    position: str = Field(sa_type=sa.Text)
+    ply: int = 0
+    version: int = 0  # bumped by every change, queued moves too; guards lost updates
+    nag_days: int
+    forfeit_days: int
+    created_at: datetime = _utc_column()
+    last_move_at: datetime | None = _utc_column(nullable=True)
+    last_nag_at: datetime | None = _utc_column(nullable=True)
+    archived_at: datetime | None = _utc_column(nullable=True)
+    ended_at: datetime | None = _utc_column(nullable=True)  # finished or cancelled
+    undo_request_by: str | None = None
+    cancel_request_by: str | None = None
+    draw_offer_by: str | None = None  # a draw offered, waiting for the opponent's answer
+    challenger: str | None = None  # who challenged (None: the admin's board)
+    clock_since: datetime | None = _utc_column(nullable=True)
+    white_rating_before: int | None = None
+    white_rating_after: int | None = None
+    black_rating_before: int | None = None
+    black_rating_after: int | None = None
+
+
+class Move(SQLModel, table=True):
+    """One played turn. ``ply`` is the move number (1 for the first move).
+
+    ``position_before`` is the position the move was played from, so that
+    an accepted undo restores it without replaying the game.
+    """
+
+    __tablename__ = "moves"
+    __table_args__ = (sa.UniqueConstraint("board", "ply", name="uq_moves_board_ply"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    board: int = Field(foreign_key="games.board", index=True)
+    ply: int
+    userid: str
+    notation: str  # canonical
+    text: str  # as the player wrote it
+    comment: str = Field(default="", sa_type=sa.Text)
+    created_at: datetime = _utc_column()
+    message_id: str | None = None
+    queued: bool = False
+    position_before: str = Field(sa_type=sa.Text)
+
+
+class Subscription(SQLModel, table=True):
+    """Someone who gets every board mail of a board without playing on it."""
+
+    __tablename__ = "subscriptions"
+    __table_args__ = (sa.UniqueConstraint("board", "userid", name="uq_subscriptions_board_userid"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    board: int = Field(foreign_key="games.board", index=True)
+    userid: str | None = None
+    email: str | None = None
+    created_at: datetime = _utc_column()
+
+
+class Rating(SQLModel, table=True):
+    """A player's Elo rating in one game and variant (whole numbers; ``pbm.ratings``)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (
+        sa.UniqueConstraint("game", "variant", "userid", name="uq_ratings_game_variant_userid"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game: str
+    variant: str
+    userid: str = Field(foreign_key="players.userid")
+    rating: float = 1500.0
+    games_played: int = 0
+
+
+class QueuedMove(SQLModel, table=True):
+    """A move a player queued for his next turn, maybe only if the opponent plays ``if_move``.
+
+    Rows of one player on one board are alternatives, tried in ``id`` order
+    when the opponent moves; then all of them are gone.
+    """
+
+    __tablename__ = "queued_moves"
+
+    id: int | None = Field(default=None, primary_key=True)
+    board: int = Field(foreign_key="games.board", index=True)
+    userid: str = Field(foreign_key="players.userid")
+    move_text: str
+    if_move: str | None = None
+    created_at: datetime = _utc_column()
+
+
+class Vacation(SQLModel, table=True):
+    """A player's vacation: his clocks stand still from ``starts_at`` to ``ends_at``.
+
+    Cutting a vacation short (``vacation UID PW off``) moves ``ends_at`` to then.
+    """
+
+    __tablename__ = "vacations"
+
+    id: int | None = Field(default=None, primary_key=True)
+    userid: str = Field(foreign_key="players.userid", index=True)
+    starts_at: datetime = _utc_column()
+    ends_at: datetime = _utc_column()
+    kind: str = "vacation"  # vacation | bounce (his address bounced meanwhile)
+
+
+class ClockPause(SQLModel, table=True):
+    """A site-wide stop of every clock (``pbm clock pause``); open while ``ended_at`` is None."""
+
+    __tablename__ = "clock_pauses"
+
+    id: int | None = Field(default=None, primary_key=True)
+    started_at: datetime = _utc_column()
+    ended_at: datetime | None = _utc_column(nullable=True)
+
+
+class InboxMessage(SQLModel, table=True):
+    """A received mail, committed before SMTP answers 250."""
+
+    __tablename__ = "inbox"
+
+    id: int | None = Field(default=None, primary_key=True)
+    received_at: datetime = _utc_column()
+    mail_from: str
+    rcpt_to: str = Field(sa_type=sa.Text)
+    message_id: str | None = Field(default=None, index=True)
+    raw: bytes = Field(sa_type=sa.LargeBinary)
+    status: str = Field(default="new", index=True)  # new | done | ignored | failed
+    note: str | None = Field(default=None, sa_type=sa.Text)
+    processed_at: datetime | None = _utc_column(nullable=True, index=True)
+    processed_by: str | None = None  # the worker that acted on it (HOST:PID)
+
+
+class OutboxMessage(SQLModel, table=True):
+    """A reply waiting to be sent (or sent); written with the change that caused it."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (sa.UniqueConstraint("message_id", name="uq_outbox_message_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = _utc_column()
+    to_addr: str
+    subject: str = Field(sa_type=sa.Text)
+    body: str = Field(sa_type=sa.Text)
+    board: int | None = None
+    reply_as: str | None = None
+    reply_key: str | None = None  # another reply context than the board (pbm.replies.Reply)
+    in_reply_to: str | None = None
+    message_id: str
+    is_error: bool = False
+    status: str = Field(default="pending", index=True)  # pending | sent | failed
+    attempts: int = 0
+    next_attempt_at: datetime | None = _utc_column(nullable=True)
+    last_error: str | None = Field(default=None, sa_type=sa.Text)
+    sent_at: datetime | None = _utc_column(nullable=True)
+    claimed_by: str | None = None
+    claimed_until: datetime | None = _utc_column(nullable=True)
+
+
+class ProcessedMessage(SQLModel, table=True):
+    """The Message-ID of a command mail already acted on."""
+
+    __tablename__ = "processed_messages"
+
+    message_id: str = Field(primary_key=True)
+    processed_at: datetime = _utc_column(index=True)
+
+
+class PasswordFailure(SQLModel, table=True):
+    """A wrong password given for an account (kept for the lockout time)."""
+
+    __tablename__ = "password_failures"
+
+    id: int | None = Field(default=None, primary_key=True)
+    userid: str = Field(index=True)
+    failed_at: datetime = _utc_column()
+
+
+class AnswerCount(SQLModel, table=True):
+    """How many automatic mails went to an address in one clock hour."""
+
+    __tablename__ = "answer_counts"
+
+    address: str = Field(primary_key=True)  # lower case
+    hour: datetime = Field(sa_type=UTCDateTime, primary_key=True)
+    answers: int = 0  # every counted mail, errors included
+    errors: int = 0
+
+
+ALL_TABLES: tuple[str, ...] = (
+    "players",
+    "games",
+    "moves",
+    "subscriptions",
+    "ratings",
+    "queued_moves",
+    "vacations",
+    "clock_pauses",
+    "inbox",
+    "outbox",
+    "processed_messages",
+    "password_failures",
+    "answer_counts",
+)
+
+
+def table(model: type[SQLModel]) -> sa.Table:
+    """The Core table of a model, for statements that need no ORM objects."""
+    found: sa.Table = model.__table__  # type: ignore[attr-defined]
+    return found

@@ -1,0 +1,266 @@
+"""Who acts: passwords (argon2id, verifications remembered), reply addresses, admin.
+
+A command names a player and brings credentials (``Who``): his password, the
+proof that it came to his reply address for a board (the mail side checks
+the address's token before), or the admin's command line. ``authenticate``
+turns that into an ``Actor`` or refuses it, once per command, before the
+command is decided.
+
+Passwords are hashed with argon2id at the cost OWASP's Password Storage Cheat
+Sheet recommends today (19 MiB of memory, 2 passes, 1 lane); hashes made
+before with scrypt still verify and are made anew at the next use. A
+verification is slow on purpose (about 20 ms), and a player who writes his
+password into every move would pay that each time. ``PasswordCheck`` keeps
+the answers for recent (stored hash, password) pairs, as mail servers'
+authentication caches do: under an HMAC made with a key that exists only in
+this process's memory, never the password itself; a new password means a
+new stored hash, for which nothing is kept, and ``forget`` drops a hash's
+answers at once.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+from collections import OrderedDict
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from datetime import timedelta
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+from pbm.usecases.changes import AccountChange, FailureChange
+from pbm.usecases.refusals import LockedOut, NotConfirmed, WrongPassword
+from pbm.usecases.text import fmt_time, note
+from pbm.usecases.world import Account, World
+
+HOUR = timedelta(hours=1)
+
+# argon2id, OWASP's first recommended configuration. The tests make it cheap;
+# a hash records its own parameters, so a cheaper one never weakens hashes
+# stored elsewhere.
+ARGON2_TIME_COST, ARGON2_MEMORY_KIB, ARGON2_LANES = 2, 19 * 1024, 1
+HASHER = PasswordHasher(
+    time_cost=ARGON2_TIME_COST, memory_cost=ARGON2_MEMORY_KIB, parallelism=ARGON2_LANES
+)
+
+
+def hash_password(password: str) -> str:
+    """A salted argon2id hash (PHC string: ``$argon2id$v=19$m=...,t=...,p=...$salt$hash``)."""
+    return HASHER.hash(password)
+
+
+def verify_password(password: str, stored: str) -> bool:
+    """Whether ``password`` matches the stored hash (argon2id, or scrypt from before)."""
+    if stored.startswith("$argon2"):
+        try:
+            return HASHER.verify(stored, password)
+        except (VerificationError, InvalidHashError):
+            return False
+    return _verify_scrypt(password, stored)
+
+
+def needs_rehash(stored: str) -> bool:
+    """Whether a stored hash is of an older kind or cost than ``HASHER`` makes."""
+    try:
+        return not stored.startswith("$argon2") or HASHER.check_needs_rehash(stored)
+    except InvalidHashError:
+        return True
+
+
+def _verify_scrypt(password: str, stored: str) -> bool:
+    """The hashes of before argon2: ``scrypt$N$r$p$salt$hash`` (base64), constant-time."""
+    try:
+        scheme, n, r, p, salt, digest = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        expected = base64.b64decode(digest)
+        got = hashlib.scrypt(
+            password.encode(),
+            salt=base64.b64decode(salt),
+            n=int(n),
+            r=int(r),
+            p=int(p),
+            dklen=len(expected),
+            maxmem=256 * 1024 * 1024,
+        )
+    except (ValueError, TypeError, OverflowError, MemoryError):
+        return False  # a hash we cannot read (or whose cost is absurd) matches nothing
+    return hmac.compare_digest(got, expected)
+
+
+class PasswordCheck:
+    """``verify_password`` with the answers for recent (hash, password) pairs remembered."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._key = os.urandom(32)
+        self._size = size
+        self._known: OrderedDict[tuple[str, bytes], bool] = OrderedDict()
+
+    def _mark(self, stored: str, password: str) -> tuple[str, bytes]:
+        tag = hmac.new(self._key, f"{stored}\0{password}".encode(), hashlib.sha256).digest()
+        return (stored, tag)
+
+    def verify(self, password: str, stored: str) -> bool:
+        mark = self._mark(stored, password)
+        known = self._known.get(mark)
+        if known is None:
+            known = verify_password(password, stored)
+            self._remember(mark, known)
+        else:
+            self._known.move_to_end(mark)
+        return known
+
+    def verify_all(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Verify (password, stored hash) pairs not yet known, side by side, and keep the answers.
+
+        A batch of mail may bring many passwords at once (after a restart, say):
+        argon2 releases the interpreter while it works, so each core takes one.
+        """
+        unknown = {
+            self._mark(stored, password): (password, stored)
+            for password, stored in pairs
+            if self._mark(stored, password) not in self._known
+        }
+        if len(unknown) < 2:
+            return  # one is checked when it is asked for
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            answers = pool.map(lambda pair: verify_password(*pair), unknown.values())
+            for mark, known in zip(unknown, answers, strict=True):
+                self._remember(mark, known)
+
+    def _remember(self, mark: tuple[str, bytes], known: bool) -> None:
+        self._known[mark] = known
+        if len(self._known) > self._size:
+            self._known.popitem(last=False)
+
+    def forget(self, stored: str) -> None:
+        """Drop what is known about one stored hash (its password was changed)."""
+        for mark in [m for m in self._known if m[0] == stored]:
+            del self._known[mark]
+
+
+@dataclass(frozen=True, slots=True)
+class Password:
+    """The player's password, written into the command."""
+
+    password: str
+
+
+@dataclass(frozen=True, slots=True)
+class ByReply:
+    """The command came to the player's reply address for ``board`` (its token checked)."""
+
+    board: int
+
+
+@dataclass(frozen=True, slots=True)
+class Admin:
+    """The administrator's command line: no password needed."""
+
+
+ADMIN = Admin()
+Credentials = Password | ByReply | Admin
+
+
+@dataclass(frozen=True, slots=True)
+class Who:
+    """Who a command says acts, and what proves it."""
+
+    userid: str
+    credentials: Credentials
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who acts, authenticated."""
+
+    account: Account
+    credentials: Credentials
+
+    @property
+    def userid(self) -> str:
+        return self.account.userid
+
+    @property
+    def display(self) -> str:
+        return self.account.display
+
+    @property
+    def is_admin(self) -> bool:
+        return isinstance(self.credentials, Admin)
+
+    @property
+    def has_password(self) -> bool:
+        """Whether the password (or the admin) vouches for him, not only a reply address."""
+        return not isinstance(self.credentials, ByReply)
+
+
+def authenticate(world: World, who: Who, board: int | None, passwords: PasswordCheck) -> Actor:
+    """The ``Actor`` for ``who`` acting on ``board`` (None: no board); ``WrongPassword`` if not.
+
+    Wrong passwords are counted (``FailureChange``); after
+    ``limits.password_failures`` of them within ``limits.password_lockout_minutes``
+    password commands for the account are refused without being checked
+    (``LockedOut``, answered at most once an hour) and the owner is told once.
+    A reply address keeps working all the while: its token is no password.
+    """
+    account = world.account(who.userid)
+    credentials = who.credentials
+    if isinstance(credentials, Password):
+        _check_password(world, account, credentials.password, passwords)
+    elif isinstance(credentials, ByReply) and credentials.board != board:
+        raise WrongPassword("This reply address does not let you do that; use your password.")
+    if not account.active and not isinstance(credentials, Admin):
+        raise NotConfirmed(
+            f"The account {account.display} is not confirmed yet: reply to the mail that "
+            "asked you to confirm it (it was sent to its address)."
+        )
+    return Actor(account, credentials)
+
+
+def _check_password(
+    world: World, account: Account, password: str, passwords: PasswordCheck
+) -> None:
+    limits = world.config.limits
+    window = timedelta(minutes=limits.password_lockout_minutes)
+    now = world.now
+    failures = world.failures(account.userid, now - window)
+    if failures >= limits.password_failures:
+        locked = LockedOut(
+            f"Too many wrong passwords for {account.display}: password commands for this "
+            f"account are refused until {fmt_time(now + window)} at the earliest. Replies to "
+            "your board mails, which need no password, still work."
+        )
+        answered = account.lockout_answered_at
+        if answered is not None and now - answered < HOUR:
+            locked.silent = True  # said once an hour is enough
+        else:
+            after = replace(account, lockout_answered_at=now)
+            locked.changes = (AccountChange(account, after),)
+        raise locked
+    if passwords.verify(password, account.password_hash):
+        return
+    wrong = WrongPassword(f"Wrong password for {account.display}.")
+    wrong.changes = (FailureChange(account.userid, now),)
+    told = account.lockout_told_at
+    if failures + 1 >= limits.password_failures and (told is None or now - told >= window):
+        # The owner hears of it once, at his own address, whoever sent the guesses.
+        after = replace(account, lockout_told_at=now)
+        wrong.changes += (AccountChange(account, after),)
+        wrong.notices = (
+            note(
+                account.email,
+                "pbm - wrong passwords",
+                f"Someone sent {failures + 1} wrong passwords for your account "
+                f"{account.display} within {limits.password_lockout_minutes} minutes. Password "
+                f"commands for it are refused until {fmt_time(now + window)} at the earliest; "
+                "nothing was changed. Replies to your board mails need no password and still "
+                "work. If it was not you, change your password once the lock has passed.",
+            ),
+        )
+    raise wrong

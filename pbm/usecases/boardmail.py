@@ -1,0 +1,411 @@
+"""The text of board mails: a pure function of a board, no database.
+
+``board_view`` says what a board mail shows (names, clock dates, notes);
+``render_board_mails`` writes the mails; ``board_mails`` makes the replies
+for everyone on a board, each player's copy answerable by reply.
+
+Layout: subject ``<Game> Board 12 - bob to move``;
+body with the players and variant, the last move and its comment, whose
+turn, the move list in numbered columns, the diagram, how to reply, and
+the timing (the next reminder and the forfeit date as the service computed
+them, with vacations and site pauses taken into account) and, on a rated
+final board, each player's rating change. Every line fits in 78 characters
+(the diagram is the game's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pbm.games import GameState, winner_of
+from pbm.replies import Reply
+from pbm.usecases.clocks import clock_state
+from pbm.usecases.text import WIDTH, fmt_time, wrap
+from pbm.usecases.world import Board
+
+
+@dataclass(frozen=True, slots=True)
+class MoveLine:
+    """One played turn as the board mail shows it; ``ply`` is its move number."""
+
+    ply: int
+    userid: str
+    notation: str
+    comment: str
+    at: datetime
+    queued: bool = False  # played from the player's queue
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """One player's rating before and after a rated game."""
+
+    name: str
+    before: int
+    after: int
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """Everything a board mail shows. Player names are display forms."""
+
+    board: int
+    game: str  # the game's command word
+    title: str  # the game's title, for people
+    seat_names: tuple[str, str]
+    variant: str
+    options: Mapping[str, str]
+    white: str
+    black: str
+    status: str  # waiting | active | finished | cancelled
+    result: str | None
+    termination: str | None
+    state: GameState
+    moves: Sequence[MoveLine]
+    created_at: datetime
+    last_move_at: datetime | None
+    nag_days: int
+    forfeit_days: int
+    undo_request_by: str | None = None
+    cancel_request_by: str | None = None
+    subscribers: Sequence[str] = field(default_factory=tuple)
+    next_nag_at: datetime | None = None  # the next reminder (None: no more before forfeit)
+    forfeit_at: datetime | None = None
+    clock_notes: Sequence[str] = field(default_factory=tuple)  # vacations, site pause
+    rating_changes: Sequence[RatingChange] = field(default_factory=tuple)
+    waiting_for: str | None = None  # a challenge: the player who has yet to accept
+
+    @property
+    def players(self) -> tuple[str, str]:
+        return (self.white, self.black)
+
+    @property
+    def to_move_name(self) -> str:
+        return self.players[self.state.to_move]
+
+    @property
+    def winner(self) -> int | None:
+        """The winning seat of a finished game (None: a draw, or not finished)."""
+        return winner_of(self.result) if self.result else None
+
+    @property
+    def drawn(self) -> bool:
+        return self.status == "finished" and self.result is not None and self.winner is None
+
+
+def subject_status(view: BoardView) -> str:
+    """``bob to move``, ``white wins``, ``cancelled``."""
+    if view.status == "cancelled":
+        return "cancelled"
+    if view.status == "waiting":
+        return f"waiting for {view.waiting_for} to accept"
+    winner = view.winner
+    if view.drawn:
+        return "draw"
+    if view.status == "finished" and winner is not None:
+        return f"{view.seat_names[winner].lower()} wins"
+    if view.status == "finished":
+        return "game over"
+    return f"{view.to_move_name} to move"
+
+
+def board_subject(view: BoardView, status: str | None = None) -> str:
+    return f"{view.title} Board {view.board} - {status or subject_status(view)}"
+
+
+def variant_line(view: BoardView) -> str:
+    opts = ", ".join(f"{k}={v}" for k, v in sorted(view.options.items()))
+    return f"Variant: {view.variant}" + (f" ({opts})" if opts else "")
+
+
+def move_list(moves: Sequence[MoveLine], width: int = WIDTH) -> list[str]:
+    """Turns in numbered rows, White's and Black's side by side.
+
+    ``1. a1:C+b2,HS-c1   g2:C+f2,H+f3``; the row number counts pairs of
+    turns (the ``#N`` of a move counts single turns and is shown apart).
+    """
+    rows: list[tuple[str, str]] = []
+    for m in moves:
+        if m.ply % 2 == 1:
+            rows.append((m.notation, ""))
+        elif rows and not rows[-1][1]:
+            rows[-1] = (rows[-1][0], m.notation)
+        else:  # a Black turn with no White turn before it in the list
+            rows.append(("...", m.notation))
+    if not rows:
+        return ["  (no moves yet)"]
+    number_width = len(str(len(rows))) + 1
+    left = max(len(w) for w, _ in rows)
+    out: list[str] = []
+    for i, (w, b) in enumerate(rows, start=1):
+        num = f"{i}.".rjust(number_width)
+        line = f"  {num} {w.ljust(left)}   {b}".rstrip()
+        if len(line) > width:
+            out.append(f"  {num} {w}")
+            out.append(f"  {' ' * number_width} {' ' * 3}{b}")
+        else:
+            out.append(line)
+    return out
+
+
+def _seat_label(view: BoardView, seat: int) -> str:
+    return f"{view.players[seat]} ({view.seat_names[seat]})"
+
+
+def _last_move(view: BoardView) -> list[str]:
+    if not view.moves:
+        return ["No moves yet."]
+    m = view.moves[-1]
+    seat = (m.ply - 1) % 2
+    queued = " (queued)" if m.queued else ""
+    lines = [f"Move {m.ply}, {_seat_label(view, seat)}: {m.notation}{queued}"]
+    if m.comment.strip():
+        lines.append(f"{view.players[seat]} writes:")
+        lines.extend(wrap(m.comment.strip(), indent="  > "))
+    return lines
+
+
+def _state_lines(view: BoardView) -> list[str]:
+    if view.status == "cancelled":
+        return ["This board was cancelled."]
+    if view.status == "waiting":
+        return wrap(f"The challenge waits for {view.waiting_for} to accept it.")
+    winner = view.winner
+    how = f" ({view.termination})" if view.termination else ""
+    if view.drawn:
+        return [f"Draw{how}. Result {view.result}.", *_rating_lines(view)]
+    if view.status == "finished" and winner is not None:
+        lines = [f"{_seat_label(view, winner)} wins{how}. Result {view.result}."]
+        return lines + _rating_lines(view)
+    if view.status == "finished":
+        return ["The game is over."]
+    lines = [f"{_seat_label(view, view.state.to_move)} to move: move {view.state.ply + 1}."]
+    if view.undo_request_by:
+        lines.append(f"{view.undo_request_by} asks to take back the last move.")
+    if view.cancel_request_by:
+        lines.append(f"{view.cancel_request_by} asks to cancel this board.")
+    return lines
+
+
+def _rating_lines(view: BoardView) -> list[str]:
+    if not view.rating_changes:
+        return []
+    parts = [
+        f"{r.name} {r.before} -> {r.after} ({r.after - r.before:+d})" for r in view.rating_changes
+    ]
+    return wrap(f"Ratings ({view.game} {view.variant}): " + ", ".join(parts) + ".")
+
+
+def _how_to_reply(view: BoardView, recipient: str | None) -> list[str]:
+    g, b = view.game, view.board
+    if view.status == "waiting":
+        if recipient and recipient.lower() == (view.waiting_for or "").lower():
+            return wrap("To play, reply to this mail with accept; to refuse, reply with decline.")
+        return wrap(
+            f"Waiting for {view.waiting_for} to accept; to take the challenge back, "
+            "reply with cancel."
+        )
+    if view.status != "active":
+        return wrap(f"History: {g} history {b}. Show the board: {g} show {b}.")
+    me = None
+    if recipient is not None:
+        for name in view.players:
+            if name.lower() == recipient.lower():
+                me = name
+    lines = ["How to reply:"]
+    if me is not None and me == view.to_move_name:
+        example = view.state.example_move() or "MOVE"
+        nxt = view.state.ply + 1
+        lines += [
+            "  Reply to this mail with just your move on the first line, e.g.",
+            f"    {example}",
+            "  or mail this command to the server (your password for PASSWORD):",
+            f"    {g} move {b} {me} PASSWORD {example}#{nxt}",
+            f"  '#{nxt}' makes sure the move is only played as move {nxt}.",
+            f"  Every legal move: {g} moves {b}",
+        ]
+    elif me is not None:
+        lines += [f"  Waiting for {view.to_move_name} to move."]
+        lines += wrap(
+            "To have your answer played the moment they move, reply with "
+            "queue MOVE (or queue MOVE if THEIR-MOVE; several lines are tried in order).",
+            indent="  ",
+        )
+    else:
+        lines += [f"  {view.to_move_name} is to move. Stop following: {g} unsubscribe {b} UID PW"]
+    if me is not None:
+        lines += wrap(
+            "By reply you can also send resign, undo, accept, reject, show, history, "
+            "moves, cancel, queue, or chat followed by a message.",
+            indent="  ",
+        )
+    return lines
+
+
+def _timing(view: BoardView) -> list[str]:
+    lines = [f"Started:   {fmt_time(view.created_at)}", f"Last move: {fmt_time(view.last_move_at)}"]
+    if view.status == "active":
+        for note in view.clock_notes:
+            lines += wrap(note)
+        if view.next_nag_at is not None:
+            lines.append(
+                f"Reminder:  {fmt_time(view.next_nag_at)} (one every {view.nag_days} days "
+                "without a move)"
+            )
+        if view.forfeit_at is not None:
+            lines.append(
+                f"Forfeit:   {fmt_time(view.forfeit_at)} ({view.forfeit_days} days without a move)"
+            )
+    return lines
+
+
+def render_board_mail(
+    view: BoardView, recipient: str | None = None, headline: str = ""
+) -> tuple[str, str]:
+    """The subject and body of a board mail for ``recipient`` (a userid, or None).
+
+    ``headline`` (e.g. ``alice resigned.``) opens the body. The player to
+    move is told the exact command that would play, with board and userid
+    filled in.
+    """
+    return render_board_mails(view, [recipient], headline)[0]
+
+
+def render_board_mails(
+    view: BoardView, recipients: Sequence[str | None], headline: str = ""
+) -> list[tuple[str, str]]:
+    """``render_board_mail`` for each of ``recipients``; what they share is made once."""
+    body: list[str] = []
+    if headline:
+        body += [*wrap(headline), ""]
+    body.append(
+        f"{view.title} Board {view.board}: {_seat_label(view, 0)} vs {_seat_label(view, 1)}"
+    )
+    body.extend(wrap(variant_line(view)))
+    body.append("")
+    body += _last_move(view)
+    body += _state_lines(view)
+    body += ["", "Moves:", *move_list(view.moves), ""]
+    body += view.state.diagram().rstrip("\n").splitlines()
+    head = "\n".join(line.rstrip() for line in body)
+    timing = [line.rstrip() for line in _timing(view)]
+    subject = board_subject(view)
+    out = []
+    for recipient in recipients:
+        tail = ["", *(line.rstrip() for line in _how_to_reply(view, recipient)), "", *timing]
+        out.append((subject, head + "\n" + "\n".join(tail) + "\n"))
+    return out
+
+
+def board_view(board: Board, now: datetime) -> BoardView:
+    """What a board mail shows of ``board`` at ``now``: display names, dates, clock notes."""
+    rules = board.rules
+    next_nag_at = forfeit_at = None
+    notes: list[str] = []
+    if board.status == "active":
+        clock = clock_state(board, now)
+        next_nag_at, forfeit_at = clock.next_nag_at, clock.forfeit_at
+        for uid in board.players:
+            away = [
+                v for v in board.vacations if v.userid == uid and v.starts_at <= now < v.ends_at
+            ]
+            name = board.name(uid)
+            if any(v.kind == "bounce" for v in away):
+                notes.append(
+                    f"Mail to {name} bounces since {fmt_time(away[-1].starts_at)}: {name}'s "
+                    f"clock stands still until {name} writes to the server again."
+                )
+            elif away:
+                notes.append(
+                    f"{name} is on vacation until {fmt_time(away[-1].ends_at)}: "
+                    f"{name}'s clock stands still until then."
+                )
+        if clock.paused_since is not None:
+            notes.append(
+                f"All clocks are stopped since {fmt_time(clock.paused_since)} (the site is "
+                "paused); the dates below assume they run again now."
+            )
+    changes = [
+        RatingChange(board.name(uid), before, after)
+        for uid, before, after in (
+            (board.white, board.white_rating_before, board.white_rating_after),
+            (board.black, board.black_rating_before, board.black_rating_after),
+        )
+        if before is not None and after is not None
+    ]
+    return BoardView(
+        board=board.number,
+        game=rules.name,
+        title=rules.title,
+        seat_names=rules.seat_names,
+        variant=board.variant,
+        options=dict(board.options),
+        white=board.name(board.white),
+        black=board.name(board.black),
+        status=board.status,
+        result=board.result,
+        termination=board.termination,
+        state=board.state,
+        moves=[
+            MoveLine(m.ply, board.name(m.userid), m.notation, m.comment, m.created_at, m.queued)
+            for m in board.moves
+        ],
+        created_at=board.created_at,
+        last_move_at=board.last_move_at,
+        nag_days=board.nag_days,
+        forfeit_days=board.forfeit_days,
+        undo_request_by=board.name(board.undo_request_by) if board.undo_request_by else None,
+        cancel_request_by=board.name(board.cancel_request_by) if board.cancel_request_by else None,
+        subscribers=[f.userid or f.email or "" for f in board.followers],
+        next_nag_at=next_nag_at,
+        forfeit_at=forfeit_at,
+        clock_notes=notes,
+        rating_changes=changes,
+        waiting_for=board.name(board.challenged) if board.challenged else None,
+    )
+
+
+def audience(board: Board) -> list[tuple[str | None, str]]:
+    """(userid or None, address) of both players, then the followers."""
+    out: list[tuple[str | None, str]] = [
+        (uid, board.people[uid].email) for uid in board.players if uid in board.people
+    ]
+    for f in board.followers:
+        if f.userid:
+            if f.userid in board.people:
+                out.append((f.userid, board.people[f.userid].email))
+        elif f.email:
+            out.append((None, f.email))
+    return out
+
+
+def board_mails(board: Board, now: datetime, headline: str = "") -> list[Reply]:
+    """The board mail for every player and follower.
+
+    Each player's copy carries their own reply address (``reply_as``), so the
+    player to move can answer with just the move and the other can answer
+    with chat, undo, resign and the like.
+    """
+    view = board_view(board, now)
+    readers = audience(board)
+    seats = [board.seat_of(uid) if uid is not None else None for uid, _ in readers]
+    names = [view.players[seat] if seat is not None else None for seat in seats]
+    mails = render_board_mails(view, names, headline)
+    return [
+        Reply(
+            to=address,
+            subject=subject,
+            body=body,
+            board=board.number,
+            reply_as=uid if seat is not None and board.status in ("active", "waiting") else None,
+            counted=False,
+        )
+        for (uid, address), seat, (subject, body) in zip(readers, seats, mails, strict=True)
+    ]
+
+
+def follows(board: Board, address: str) -> bool:
+    """Whether ``address`` plays or follows ``board`` (its mail about it is not counted)."""
+    return any(a.lower() == address.lower() for _, a in audience(board))

@@ -1,0 +1,195 @@
+"""New boards: a challenge one player sends another, who accepts or declines it.
+
+A challenge makes a board that waits (``waiting``): nothing is clocked or
+rated until the challenged player accepts (``proposals.Accept``); he may
+decline (``proposals.Reject``), the challenger may take it back
+(``proposals.Cancel``), and a challenge nobody answers lapses after
+``CHALLENGE_DAYS`` (``ExpireChallenge``). So a stranger cannot force anyone
+into a game. The admin's ``pbm game create`` starts a board at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+from sqlmodel import Session
+
+from pbm.games import BadOption
+from pbm.replies import Reply
+from pbm.usecases.auth import Actor
+from pbm.usecases.boardmail import board_mails
+from pbm.usecases.changes import BoardChange
+from pbm.usecases.refusals import BadRequest, NotAPlayer, NotConfirmed
+from pbm.usecases.text import fmt_time, note, wrap
+from pbm.usecases.unit import Decision
+from pbm.usecases.world import GAMES, Board, World, rules_of
+
+CHALLENGE_DAYS = 14
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """A new board of ``game``, ``white`` moving first.
+
+    Unless ``admin``, ``sender`` must be the address of one of the two, the
+    challenger; the board then waits for the other to accept, who gets the
+    challenge with its ``comment``. The admin's board starts at once, and
+    both players get the board mail. ``options`` are the game's own
+    (``Game.options``); the days default to the site's ``clock`` settings.
+    """
+
+    game: str
+    white: str
+    black: str
+    sender: str | None = None
+    admin: bool = False
+    variant: str | None = None
+    options: Mapping[str, str] = field(default_factory=dict)
+    nag_days: int | None = None
+    forfeit_days: int | None = None
+    comment: str = ""
+    board = None
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        rules = rules_of(self.game)
+        try:
+            chosen = rules.check_options(self.variant or rules.variants[0], dict(self.options))
+        except BadOption as exc:
+            raise BadRequest(str(exc)) from None
+        clock = world.config.clock
+        nag = clock.nag_days if self.nag_days is None else self.nag_days
+        forfeit = clock.forfeit_days if self.forfeit_days is None else self.forfeit_days
+        if nag < 1 or forfeit < 1:
+            raise BadRequest("Reminder and forfeit times are whole numbers of days, at least 1.")
+        if self.white.lower() == self.black.lower():
+            raise BadRequest("A board needs two different players.")
+        white, black = world.account(self.white), world.account(self.black)
+        for player in (white, black):
+            if not player.active:
+                raise NotConfirmed(f"{player.display} has not confirmed the account yet.")
+        challenger = None
+        if not self.admin:
+            sender = (self.sender or "").lower()
+            challenger = next((p for p in (white, black) if p.email.lower() == sender), None)
+            if challenger is None:
+                raise NotAPlayer(
+                    f"Only {white.display} or {black.display} can start a board for them; "
+                    "send the challenge from your registered address."
+                )
+        state = rules.new(self.variant or rules.variants[0], chosen)
+        now = world.now
+        board = Board(
+            number=world.next_board_number(),
+            game=rules.name,
+            variant=state.variant,
+            options=dict(state.options),
+            white=white.userid,
+            black=black.userid,
+            status="active" if challenger is None else "waiting",
+            result=None,
+            termination=None,
+            position=state.dump(),
+            ply=state.ply,
+            version=0,
+            nag_days=nag,
+            forfeit_days=forfeit,
+            created_at=now,
+            last_move_at=None,
+            last_nag_at=None,
+            archived_at=None,
+            ended_at=None,
+            undo_request_by=None,
+            cancel_request_by=None,
+            clock_since=now if challenger is None else None,
+            white_rating_before=None,
+            white_rating_after=None,
+            black_rating_before=None,
+            black_rating_after=None,
+            draw_offer_by=None,
+            challenger=challenger.userid if challenger is not None else None,
+            people={white.userid: white, black.userid: black},
+            vacations=(*world.vacations(white.userid), *world.vacations(black.userid)),
+            pauses=world.pauses(),
+        )
+        if challenger is None:
+            replies = board_mails(board, now, f"New board {board.number} started.")
+            return Decision(replies, (BoardChange(None, board),))
+        return Decision(challenge_mails(board, self.comment, now), (BoardChange(None, board),))
+
+
+def challenge_mails(board: Board, comment: str, now: datetime) -> list[Reply]:
+    """The challenge for the challenged player (answerable by reply), a note for the other."""
+    assert board.challenger is not None
+    rules = board.rules
+    me = board.people[board.challenger]
+    them = board.people[board.player_at(1 - (board.seat_of(me.userid) or 0))]
+    seat = rules.seat_names[board.seat_of(me.userid) or 0]
+    until = fmt_time(board.created_at + timedelta(days=CHALLENGE_DAYS))
+    options = ", ".join(f"{k}={v}" for k, v in sorted(board.options.items()))
+    what = f"{rules.title} ({board.variant}{', ' + options if options else ''})"
+    lines = wrap(
+        f"{me.display} challenges you to a game of {what} on board {board.number}, "
+        f"{me.display} playing {seat}; {board.nag_days} days to a reminder, "
+        f"{board.forfeit_days} to a forfeit."
+    )
+    if comment.strip():
+        lines += [f"{me.display} writes:", *wrap(comment.strip(), indent="  > ")]
+    lines += [
+        "",
+        *wrap(
+            "To play, reply to this mail with accept; to refuse, reply with decline. Or "
+            f"send: {board.game} accept {board.number} {them.display} PASSWORD (or "
+            f"decline). The challenge lapses on {until} if you do not answer."
+        ),
+    ]
+    challenge = Reply(
+        to=them.email,
+        subject=f"{board.title()} - challenge from {me.display}",
+        body="\n".join(lines) + "\n",
+        board=board.number,
+        reply_as=them.userid,
+    )
+    waiting = note(
+        me.email,
+        f"{board.title()} - challenge sent",
+        f"Board {board.number} waits for {them.display} to accept your challenge, until "
+        f"{until}. To take it back, reply to this mail with cancel.",
+        board.number,
+        counted=False,
+    )
+    return [challenge, replace(waiting, reply_as=me.userid)]
+
+
+@dataclass(frozen=True)
+class ExpireChallenge:
+    """A challenge left unanswered for ``CHALLENGE_DAYS`` lapses: the board is cancelled."""
+
+    board: int
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        board = world.board(self.board)
+        lapse = board.created_at + timedelta(days=CHALLENGE_DAYS)
+        if board.status != "waiting" or world.now < lapse or board.challenger is None:
+            return Decision()
+        after = replace(board, status="cancelled", ended_at=world.now)
+        them = board.name(board.player_at(1 - (board.seat_of(board.challenger) or 0)))
+        told = note(
+            board.people[board.challenger].email,
+            f"{board.title()} - challenge lapsed",
+            f"Your challenge on board {board.number} lapsed: {them} did not answer it "
+            f"within {CHALLENGE_DAYS} days.",
+            board.number,
+            counted=False,
+        )
+        return Decision((told,), (BoardChange(board, after),))
+
+
+def lapsed_challenges(session: Session, now: datetime) -> list[int]:
+    """The waiting boards older than ``CHALLENGE_DAYS``."""
+    stmt = sa.select(GAMES.c.board).where(
+        GAMES.c.status == "waiting", GAMES.c.created_at < now - timedelta(days=CHALLENGE_DAYS)
+    )
+    return [int(b) for b in session.execute(stmt.order_by(GAMES.c.board)).scalars()]

@@ -1,0 +1,274 @@
+"""What one player asks and the other answers: take back a move, cancel a board, agree a draw.
+
+``Undo``, ``Cancel`` and ``OfferDraw`` ask; ``Accept`` and ``Reject`` answer
+whatever the opponent asked (a cancel is agreed by asking to cancel too).
+Any move lets a pending request lapse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from pbm.games import AGREEMENT, Outcome
+from pbm.replies import Reply
+from pbm.usecases.auth import Actor
+from pbm.usecases.boardmail import board_mails
+from pbm.usecases.changes import BoardChange
+from pbm.usecases.endings import finish
+from pbm.usecases.moves import acting, seat_in_play
+from pbm.usecases.refusals import BadRequest, NotAPlayer
+from pbm.usecases.text import note, wrap
+from pbm.usecases.unit import Decision
+from pbm.usecases.world import Board, World
+
+
+def _asking(board: Board, to: str, subject: str, text: str) -> Reply:
+    """A request for the opponent ``to``, answerable by reply."""
+    body = "\n".join(wrap(text)) + "\n"
+    return Reply(
+        board.people[to].email, subject, body, board=board.number, reply_as=to, counted=False
+    )
+
+
+@dataclass(frozen=True)
+class Undo:
+    """Ask to take back your last move (before the opponent has answered it)."""
+
+    board: int
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        me = acting(actor)
+        board = world.board(self.board)
+        seat = seat_in_play(board, me)
+        last = board.moves[-1] if board.moves else None
+        if last is None or last.userid != me.userid:
+            raise BadRequest(
+                "You can only ask to take back your own last move, before your opponent has moved."
+            )
+        if board.undo_request_by is not None:
+            raise BadRequest(f"Taking back move {last.ply} was already asked for.")
+        after = replace(board, undo_request_by=me.userid)
+        opp = board.people[board.player_at(1 - seat)]
+        cmd = f"{board.game} accept {board.number} {opp.display} PASSWORD"
+        title = f"{board.title()} - undo asked"
+        replies = [
+            _asking(
+                board,
+                opp.userid,
+                title,
+                f"{me.display} asks to take back move {last.ply} ({last.notation}). Reply to "
+                f"this mail with accept or reject, or send: {cmd} (or reject).",
+            ),
+            note(
+                me.account.email,
+                title,
+                f"You asked {opp.display} to let you take back move {last.ply}.",
+                board.number,
+                counted=False,
+            ),
+        ]
+        return Decision(replies, (BoardChange(board, after),))
+
+
+@dataclass(frozen=True)
+class Cancel:
+    """Cancel a board: at once with no moves played (or by the admin), else when both ask."""
+
+    board: int
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        me = acting(actor)
+        board = world.board(self.board)
+        seat = seat_in_play(board, me, waiting=True)
+        opp = board.people[board.player_at(1 - seat)]
+        now = world.now
+        if board.status == "waiting" and board.challenger != me.userid and not me.is_admin:
+            return _declined(board, me, world)
+        if board.ply == 0 or board.cancel_request_by == opp.userid or me.is_admin:
+            after = replace(
+                board,
+                status="cancelled",
+                ended_at=now,
+                cancel_request_by=None,
+                undo_request_by=None,
+                draw_offer_by=None,
+                queue=(),
+            )
+            replies = board_mails(after, now, f"{me.display} cancelled the board.")
+            return Decision(replies, (BoardChange(board, after),))
+        if board.cancel_request_by == me.userid:
+            raise BadRequest(f"You already asked to cancel; waiting for {opp.display}.")
+        after = replace(board, cancel_request_by=me.userid)
+        title = f"{board.title()} - cancel asked"
+        replies = [
+            _asking(
+                board,
+                opp.userid,
+                title,
+                f"{me.display} asks to cancel board {board.number}. To agree, reply to this "
+                f"mail with cancel, or send: {board.game} cancel {board.number} {opp.display} "
+                "PASSWORD. To play on, just move.",
+            ),
+            note(
+                me.account.email,
+                title,
+                f"You asked {opp.display} to cancel board {board.number}.",
+                board.number,
+                counted=False,
+            ),
+        ]
+        return Decision(replies, (BoardChange(board, after),))
+
+
+@dataclass(frozen=True)
+class OfferDraw:
+    """Offer a draw (in games that have them); an offer of the opponent's is agreed at once."""
+
+    board: int
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        me = acting(actor)
+        board = world.board(self.board)
+        seat = seat_in_play(board, me)
+        rules = board.rules
+        if not rules.draw_offers:
+            raise BadRequest(f"{rules.title} has no draws by agreement.")
+        opp = board.people[board.player_at(1 - seat)]
+        if board.draw_offer_by == opp.userid:
+            return _agreed(board, me, world)
+        if board.draw_offer_by == me.userid:
+            raise BadRequest(f"You offered a draw already; waiting for {opp.display}.")
+        after = replace(board, draw_offer_by=me.userid)
+        title = f"{board.title()} - draw offered"
+        cmd = f"{board.game} accept {board.number} {opp.display} PASSWORD"
+        replies = [
+            _asking(
+                board,
+                opp.userid,
+                title,
+                f"{me.display} offers a draw on board {board.number}. Reply to this mail with "
+                f"accept or reject, or send: {cmd} (or reject). To play on, just move.",
+            ),
+            note(
+                me.account.email,
+                title,
+                f"You offered {opp.display} a draw on board {board.number}.",
+                board.number,
+                counted=False,
+            ),
+        ]
+        return Decision(replies, (BoardChange(board, after),))
+
+
+def _agreed(board: Board, me: Actor, world: World) -> Decision:
+    offerer = board.name(board.draw_offer_by or "")
+    after = finish(board, Outcome(None, AGREEMENT), world.now)
+    headline = f"{me.display} accepted {offerer}'s draw offer: the game is drawn."
+    return Decision(board_mails(after, world.now, headline), (BoardChange(board, after),))
+
+
+def _pending(board: Board, me: Actor) -> str:
+    """What the opponent asked that ``me`` may answer: ``undo`` or ``draw``; refused if nothing."""
+    if board.undo_request_by is not None and board.undo_request_by != me.userid:
+        return "undo"
+    if board.draw_offer_by is not None and board.draw_offer_by != me.userid:
+        return "draw"
+    if board.undo_request_by == me.userid:
+        raise NotAPlayer("Your opponent answers your undo request, not you.")
+    if board.draw_offer_by == me.userid:
+        raise NotAPlayer("Your opponent answers your draw offer, not you.")
+    raise BadRequest(f"Nobody asked to take back a move on board {board.number}.")
+
+
+def _challenged(board: Board, me: Actor) -> None:
+    """Refused unless ``me`` is the player a waiting board's challenge is for."""
+    if board.challenger == me.userid:
+        raise NotAPlayer("Your opponent answers your challenge, not you.")
+
+
+def _declined(board: Board, me: Actor, world: World) -> Decision:
+    _challenged(board, me)
+    after = replace(board, status="cancelled", ended_at=world.now)
+    challenger = board.people[board.challenger or ""]
+    subject = f"{board.title()} - challenge declined"
+    text = f"{me.display} declined {challenger.display}'s challenge; board {board.number} is off."
+    replies = [
+        note(challenger.email, subject, text, board.number, counted=False),
+        note(me.account.email, subject, text, board.number, counted=False),
+    ]
+    return Decision(replies, (BoardChange(board, after),))
+
+
+@dataclass(frozen=True)
+class Accept:
+    """Agree to what the opponent asked: his challenge (the board starts), the undo (his
+    move is taken back) or the draw."""
+
+    board: int
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        me = acting(actor)
+        board = world.board(self.board)
+        seat_in_play(board, me, waiting=True)
+        if board.status == "waiting":
+            _challenged(board, me)
+            after = replace(board, status="active", clock_since=world.now)
+            challenger = board.name(board.challenger or "")
+            headline = (
+                f"{me.display} accepted {challenger}'s challenge: board {board.number} starts."
+            )
+            replies = board_mails(after, world.now, headline)
+            return Decision(replies, (BoardChange(board, after),))
+        if _pending(board, me) == "draw":
+            return _agreed(board, me, world)
+        requester = board.name(board.undo_request_by or "")
+        last = board.moves[-1]
+        earlier = board.moves[:-1]
+        dropped = bool(board.queue)
+        after = replace(
+            board,
+            position=last.position_before,
+            ply=last.ply - 1,
+            undo_request_by=None,
+            moves=earlier,
+            last_move_at=earlier[-1].created_at if earlier else None,
+            clock_since=world.now,
+            last_nag_at=None,
+            queue=(),
+        )
+        headline = (
+            f"{me.display} agreed: move {last.ply} ({last.notation}) by {requester} was taken back."
+        )
+        if dropped:
+            headline += " The queued moves on this board were dropped."
+        return Decision(board_mails(after, world.now, headline), (BoardChange(board, after),))
+
+
+@dataclass(frozen=True)
+class Reject:
+    """Refuse what the opponent asked: his challenge (the board is off), or the undo (the
+    move stands) or the draw (the game goes on)."""
+
+    board: int
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        me = acting(actor)
+        board = world.board(self.board)
+        seat_in_play(board, me, waiting=True)
+        if board.status == "waiting":
+            return _declined(board, me, world)
+        if _pending(board, me) == "draw":
+            asker = board.people[board.draw_offer_by or ""]
+            after = replace(board, draw_offer_by=None)
+            subject = f"{board.title()} - draw declined"
+            text = f"{me.display} declined the draw offer; the game goes on."
+        else:
+            asker = board.people[board.undo_request_by or ""]
+            after = replace(board, undo_request_by=None)
+            subject = f"{board.title()} - undo refused"
+            text = f"{me.display} did not agree to take back the last move; it stands."
+        replies = [
+            note(asker.email, subject, text, board.number, counted=False),
+            note(me.account.email, subject, text, board.number, counted=False),
+        ]
+        return Decision(replies, (BoardChange(board, after),))

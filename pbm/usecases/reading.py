@@ -1,0 +1,149 @@
+"""Answers that change nothing: the board, its history, the legal moves, lists, help."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pbm import ratings as elo
+from pbm.replies import Reply
+from pbm.usecases.auth import Actor
+from pbm.usecases.boardmail import board_subject, board_view, follows, render_board_mail
+from pbm.usecases.queries import rating_lines, summaries
+from pbm.usecases.text import wrap
+from pbm.usecases.unit import Decision
+from pbm.usecases.world import Board, World, rules_of
+
+
+def _answer(board: Board, to: str, subject: str, body: str) -> Reply:
+    """An answer about a board: counted unless ``to`` plays or follows it."""
+    return Reply(to, subject, body, board=board.number, counted=not follows(board, to))
+
+
+@dataclass(frozen=True)
+class Show:
+    """The current board mail, to ``to``."""
+
+    board: int
+    to: str
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        board = world.board(self.board)
+        subject, body = render_board_mail(board_view(board, world.now))
+        return Decision((_answer(board, self.to, subject, body),))
+
+
+@dataclass(frozen=True)
+class History:
+    """Every move with its player, time and comment."""
+
+    board: int
+    to: str
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        board = world.board(self.board)
+        view = board_view(board, world.now)
+        lines = [f"{view.title} Board {view.board}: {view.white} vs {view.black}", ""]
+        if not view.moves:
+            lines.append("No moves yet.")
+        for m in view.moves:
+            notation = m.notation + (" (queued)" if m.queued else "")
+            line = f"{m.ply:>4}. {m.userid:<20} {notation:<24} {m.at:%Y-%m-%d %H:%M}"
+            if len(line) > 78:  # a long turn: the time goes on its own line
+                line = f"{m.ply:>4}. {m.userid:<20} {notation}\n        {m.at:%Y-%m-%d %H:%M}"
+            lines.append(line)
+            if m.comment.strip():
+                lines.extend(wrap(m.comment.strip(), indent="        > "))
+        body = "\n".join(line.rstrip() for line in lines) + "\n"
+        subject = board_subject(view, "history")
+        return Decision((_answer(board, self.to, subject, body),))
+
+
+@dataclass(frozen=True)
+class LegalMoves:
+    """Every legal move for the player to move."""
+
+    board: int
+    to: str
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        board = world.board(self.board)
+        view = board_view(board, world.now)
+        legal = view.state.legal_moves() if board.status == "active" else []
+        if legal:
+            head = f"{len(legal)} legal moves for {view.to_move_name} (move {board.ply + 1}):"
+            lines = [head, "", *wrap("  ".join(legal))]
+        else:
+            lines = ["No legal moves: the game is over."]
+        body = "\n".join(lines) + "\n"
+        subject = board_subject(view, "legal moves")
+        return Decision((_answer(board, self.to, subject, body),))
+
+
+@dataclass(frozen=True)
+class ActiveBoards:
+    """Active boards: of ``userid`` (``games UID``), of ``game`` (``G games [UID]``)."""
+
+    to: str
+    userid: str | None = None
+    game: str | None = None
+    board = None
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        if self.game is not None:
+            rules_of(self.game)
+        who = f" of {world.account(self.userid).display}" if self.userid else ""
+        boards = summaries(world.session, "open", self.userid, self.game)
+        lines = [
+            f"Board {b.board:>5}  {b.game} {b.variant:<8}  {b.white} - {b.black}  "
+            + (
+                f"move {b.ply + 1}, {b.to_move} to move"
+                if b.status == "active"
+                else f"challenge, waiting for {b.to_move} to accept"
+            )
+            for b in boards
+        ] or ["No active boards."]
+        body = "\n".join(line[:78] for line in lines) + "\n"
+        return Decision((Reply(to=self.to, subject=f"pbm - active boards{who}", body=body),))
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """The rating list of ``game`` (every variant, or one)."""
+
+    to: str
+    game: str
+    variant: str | None = None
+    board = None
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        rules = rules_of(self.game)
+        rows = rating_lines(world.session, rules.name, self.variant)
+        lines = [
+            f"{rules.title} ratings (Elo; ? = provisional, fewer than "
+            f"{elo.PROVISIONAL_GAMES} rated games)"
+        ]
+        if not rows:
+            lines += ["", "No rated games yet."]
+        for v in dict.fromkeys(r.variant for r in rows):
+            lines += ["", f"Variant {v}:"]
+            for r in rows:
+                if r.variant == v:
+                    mark = " ?" if r.provisional else ""
+                    word = "game" if r.games == 1 else "games"
+                    row = f"{r.rank:>4}. {r.player:<20} {r.rating:>5}  {r.games:>4} {word}"
+                    lines.append(f"  {row}{mark}")
+        body = "\n".join(lines) + "\n"
+        return Decision((Reply(to=self.to, subject=f"{rules.title} - ratings", body=body),))
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A fixed answer (the help texts): ``subject`` and ``body`` to ``to``."""
+
+    to: str
+    subject: str
+    body: str
+    board = None
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        return Decision((Reply(to=self.to, subject=self.subject, body=self.body),))

@@ -1,0 +1,315 @@
+"""The unit of work: decide on a snapshot, write with compare-and-set, decide again if stale.
+
+Every command, whether it came by mail, from the command line or from a
+timer, is carried out the same way, for one command or a batch alike:
+
+1. ``decide``: on a snapshot of the database, holding no lock, the acting
+   player is authenticated and the use case's ``decide`` works out a
+   ``Decision`` (the values to save, the replies to send) from what it reads
+   in a ``World``, or raises ``Refused``;
+2. ``write``: in one short write transaction, for each command in order and
+   in a savepoint of its own: the Message-ID it came in (a second copy acts
+   no more), its changes, each guarded by a compare-and-set, and its replies;
+3. a command whose decision read something written since (by an earlier
+   command of the batch, or by anyone: the compare-and-set fails) is decided
+   again, by the same function, on values read inside the write transaction.
+
+The write lock is held for the writing alone: authenticating (scrypt) and
+deciding (the rules, the board mails) happen before it is taken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Protocol
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
+
+from pbm.replies import Reply
+from pbm.store import inbox, outbox
+from pbm.usecases import limits
+from pbm.usecases.auth import Actor, Password, Who, authenticate, hash_password, needs_rehash
+from pbm.usecases.changes import AccountChange, Change, Stale, VacationChange
+from pbm.usecases.refusals import AlreadyProcessed, BoardChanged, Refused
+from pbm.usecases.site import Site
+from pbm.usecases.world import OPEN_END, Key, World
+
+ATTEMPTS = 3  # decisions of one command, before it is refused as too contended
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a command decided: the changes to save and the replies to send."""
+
+    replies: Sequence[Reply] = ()
+    changes: Sequence[Change] = ()
+
+    @property
+    def keys(self) -> frozenset[Key]:
+        """What it writes."""
+        return frozenset(k for change in self.changes for k in change.keys)
+
+
+class Action(Protocol):
+    """A use case bound to its arguments (``pbm.usecases.moves.Move``, ...)."""
+
+    @property
+    def board(self) -> int | None:
+        """The board it acts on (a reply address must be for this board), if any."""
+        ...
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        """The decision, from what ``world`` holds; raises ``Refused`` to refuse."""
+        ...
+
+
+@dataclass(frozen=True)
+class Request:
+    """An action to carry out, who asks for it, and the mail it came in.
+
+    ``message_id`` is remembered with the change, so the same mail acts once;
+    replies to ``sender`` are threaded under ``in_reply_to``. A refusal is
+    answered with ``answer_refusal``'s replies (written, like a decision's,
+    with the Message-ID); without it, it changes nothing and is returned.
+    """
+
+    action: Action
+    who: Who | None = None
+    sender: str | None = None
+    in_reply_to: str | None = None
+    message_id: str | None = None
+    answer_refusal: Callable[[Refused], Sequence[Reply]] | None = None
+
+
+@dataclass
+class Outcome:
+    """What became of a request: its replies and outbox rows, or why not."""
+
+    request: Request
+    replies: tuple[Reply, ...] = ()
+    refused: Refused | None = None
+    already_done: bool = False
+    outbox_ids: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Decided:
+    """A request decided (or refused) on some world, and what the decision read."""
+
+    request: Request
+    actor: Actor | None
+    decision: Decision | Refused
+    reads: set[Key]
+
+
+def decide(site: Site, world: World, request: Request, actor: Actor | None = None) -> Decided:
+    """Authenticate (unless ``actor`` is known already) and decide one request."""
+    with world.reading() as reads:
+        try:
+            if actor is None and request.who is not None:
+                actor = authenticate(world, request.who, request.action.board, site.passwords)
+            decided = _rehashed(request.action.decide(world, actor), actor)
+            decision: Decision | Refused = _address_works(decided, world, actor)
+        except Refused as exc:
+            decision = exc
+    return Decided(request, actor, decision, reads)
+
+
+def _rehashed(decision: Decision, actor: Actor | None) -> Decision:
+    """The decision, and a hash of an older kind or cost made anew from the password given."""
+    if actor is None or not isinstance(actor.credentials, Password):
+        return decision
+    account = actor.account
+    if not needs_rehash(account.password_hash):
+        return decision
+    if any(
+        isinstance(c, AccountChange) and c.after.userid == account.userid for c in decision.changes
+    ):
+        return decision  # the decision changes the account itself (a new password, say)
+    new = replace(account, password_hash=hash_password(actor.credentials.password))
+    return replace(decision, changes=(AccountChange(account, new), *decision.changes))
+
+
+def _address_works(decision: Decision, world: World, actor: Actor | None) -> Decision:
+    """The decision, and the end of its actor's bounce (``pbm.usecases.bounces``): he
+    wrote, so his address works again."""
+    if actor is None or not actor.account.bouncing:
+        return decision
+    ended = [
+        VacationChange(v, replace(v, ends_at=world.now))
+        for v in world.vacations(actor.userid)
+        if v.kind == "bounce" and v.ends_at >= OPEN_END
+    ]
+    return replace(decision, changes=(*decision.changes, *ended))
+
+
+def world_for(site: Site, session: Session, requests: Sequence[Request]) -> World:
+    """A world on ``session`` (a snapshot) with what ``requests`` act on read at once,
+    and the passwords they bring checked side by side."""
+    world = World(session, site.config, site.clock())
+    world.preload(
+        boards=[r.action.board for r in requests if r.action.board is not None],
+        accounts=[r.who.userid for r in requests if r.who is not None],
+    )
+    pairs = []
+    for r in requests:
+        if r.who is not None and isinstance(r.who.credentials, Password):
+            account = world.find_account(r.who.userid)
+            if account is not None:
+                pairs.append((r.who.credentials.password, account.password_hash))
+    site.passwords.verify_all(pairs)
+    world.reads.clear()  # what a decision reads is counted when it decides
+    return world
+
+
+def decide_all(site: Site, session: Session, requests: Sequence[Request]) -> list[Decided]:
+    """Decide every request on one session (a snapshot), what they act on read at once."""
+    world = world_for(site, session, requests)
+    return [decide(site, world, r) for r in requests]
+
+
+class _Undo(Exception):
+    """Roll a refused command's savepoint back: nothing of it is kept."""
+
+
+def write(
+    site: Site,
+    session: Session,
+    decided: Sequence[Decided],
+    world: World | None = None,
+) -> list[Outcome]:
+    """Carry out decided requests in the caller's write transaction, in order.
+
+    ``world``: the write transaction's own (if the requests were decided on
+    it); otherwise one is made, for the requests that must be decided again.
+    Replies pass the site's limits on automatic mail (``pbm.usecases.limits``).
+    """
+    return Writer(site, session, world).write(decided)
+
+
+class Writer:
+    """``write`` in parts: requests written in one transaction, call after call.
+
+    What an earlier call wrote is known to the later ones (a decision that
+    read it is decided again), so a caller can stop between calls (the inbox
+    worker's time budget) and commit what it has.
+    """
+
+    def __init__(self, site: Site, session: Session, world: World | None = None) -> None:
+        self.site = site
+        self.session = session
+        self.now = site.clock()
+        self.world = world or World(session, site.config, self.now, lock=True)
+        self.written: set[Key] = set()
+
+    def write(self, decided: Sequence[Decided]) -> list[Outcome]:
+        """Write ``decided``, in order; their outcomes."""
+        return [self._write(item) for item in decided]
+
+    def _write(self, item: Decided) -> Outcome:
+        site, session, world, now = self.site, self.session, self.world, self.now
+        current = item
+        stale = bool(current.reads & self.written)
+        for _ in range(ATTEMPTS):
+            if stale:  # decide again, on values read in this transaction
+                world.forget(current.reads)
+                current = decide(site, world, item.request)
+            try:
+                outcome = _write_one(site, session, current, now)
+                break
+            except (Stale, IntegrityError):
+                stale = True
+        else:
+            contended = BoardChanged(
+                "Another command changed the same data at the same moment; nothing was "
+                "done. Look at the board and send your command again."
+            )
+            current = Decided(item.request, None, contended, current.reads)
+            outcome = _write_one(site, session, current, now)
+        if not outcome.already_done:
+            keys = _keys(current.decision)
+            self.written |= keys
+            world.forget(keys)
+        return outcome
+
+
+def _write_one(site: Site, session: Session, item: Decided, now: datetime) -> Outcome:
+    """Write one decided request in a savepoint of its own: all of it, or nothing.
+
+    Raises ``Stale`` (or the database's ``IntegrityError``) when a change finds
+    its values changed: the savepoint is rolled back and the caller decides again.
+    """
+    request, decision = item.request, item.decision
+    outcome = Outcome(request)
+    try:
+        with session.begin_nested():
+            if request.message_id and not inbox.remember(session, request.message_id, now):
+                raise AlreadyProcessed(request.message_id)
+            if isinstance(decision, Refused):
+                outcome.refused = decision
+                if request.answer_refusal is None:
+                    raise _Undo
+                for change in decision.changes:  # what a refusal must remember
+                    change.save(session)
+                replies = tuple(decision.notices)
+                if not decision.silent:
+                    replies += tuple(request.answer_refusal(decision))
+            else:
+                for change in decision.changes:
+                    change.save(session)
+                replies = tuple(decision.replies)
+            replies = _threaded(replies, request)
+            outcome.replies = tuple(limits.screen(session, replies, now, site.config.limits))
+            outcome.outbox_ids = outbox.enqueue(
+                session, outcome.replies, site.mail_domain, now, site.due(now)
+            )
+    except AlreadyProcessed:
+        outcome.already_done = True
+    except _Undo:
+        pass
+    return outcome
+
+
+def _keys(decision: Decision | Refused) -> frozenset[Key]:
+    """What a decision (or a refusal that remembers something) writes."""
+    changes: Sequence[Change] = decision.changes
+    return frozenset(k for change in changes for k in change.keys)
+
+
+def _threaded(replies: Sequence[Reply], request: Request) -> tuple[Reply, ...]:
+    """Replies to the sender go in the thread of the mail that asked."""
+    sender, parent = request.sender, request.in_reply_to
+    if not (sender and parent):
+        return tuple(replies)
+    return tuple(
+        replace(r, in_reply_to=parent) if r.to.lower() == sender.lower() else r for r in replies
+    )
+
+
+def run(
+    site: Site,
+    action: Action,
+    who: Who | None = None,
+    *,
+    sender: str | None = None,
+    message_id: str | None = None,
+    in_reply_to: str | None = None,
+) -> tuple[Reply, ...]:
+    """Carry out one action in a transaction of its own; its replies.
+
+    Raises the ``Refused`` when it is refused (nothing changes) and
+    ``AlreadyProcessed`` when ``message_id`` was acted on before.
+    """
+    request = Request(action, who, sender, in_reply_to or message_id, message_id)
+    with site.db.transaction() as session:
+        world = World(session, site.config, site.clock(), lock=True)
+        decided = decide(site, world, request)
+        (outcome,) = write(site, session, [decided], world)
+    if outcome.already_done:
+        raise AlreadyProcessed(message_id)
+    if outcome.refused is not None:
+        raise outcome.refused
+    return outcome.replies

@@ -1,0 +1,76 @@
+"""Vacations: a player's clocks stand still on every board, within a yearly allowance."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import timedelta
+
+from pbm.usecases.auth import Actor
+from pbm.usecases.changes import Change, VacationChange
+from pbm.usecases.moves import acting
+from pbm.usecases.refusals import BadRequest, NoVacationLeft, WrongPassword
+from pbm.usecases.text import fmt_time, note
+from pbm.usecases.unit import Decision
+from pbm.usecases.world import Away, World
+
+DAY = timedelta(days=1)
+
+
+def vacation_days(v: Away) -> int:
+    """The days a vacation counts: every day begun (a vacation ended at once: 0)."""
+    return -(-(v.ends_at - v.starts_at) // DAY)
+
+
+@dataclass(frozen=True)
+class Vacation:
+    """Go on vacation for ``days`` days from now (None: come back now).
+
+    Each vacation counts, in whole days begun, against the allowance
+    (``clock.vacation_days_per_year``) of the calendar year (UTC) it starts
+    in; coming back early gives the days not begun back. A new vacation while
+    away replaces the current one.
+    """
+
+    days: int | None
+    board = None
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        me = acting(actor)
+        if not me.has_password:
+            raise WrongPassword("A vacation needs your password.")
+        if self.days is not None and self.days < 1:
+            raise BadRequest("A vacation is at least 1 day (or off).")
+        allowance = world.config.clock.vacation_days_per_year
+        now = world.now
+        taken = [v for v in world.vacations(me.userid) if v.kind == "vacation"]
+        changes: list[Change] = []
+        current = next((v for v in taken if v.starts_at <= now < v.ends_at), None)
+        if current is not None:
+            ended = replace(current, ends_at=now)
+            changes.append(VacationChange(current, ended))
+            taken[taken.index(current)] = ended
+        elif self.days is None:
+            raise BadRequest(f"{me.display} is not on vacation.")
+        used = sum(vacation_days(v) for v in taken if v.starts_at.year == now.year)
+        left = max(allowance - used, 0)
+        if self.days is None:
+            text = (
+                f"Welcome back, {me.display}: your vacation is over and your clocks "
+                f"run again. Vacation days left in {now.year}: {left} of {allowance}."
+            )
+        else:
+            if self.days > left:
+                more = f" Ask for at most {left}." if left else ""
+                raise NoVacationLeft(
+                    f"You asked for {self.days} days of vacation, but only {left} of your "
+                    f"{allowance} vacation days for {now.year} are left.{more}"
+                )
+            until = now + self.days * DAY
+            changes.append(VacationChange(None, Away(me.userid, now, until)))
+            text = (
+                f"{me.display} is on vacation until {fmt_time(until)}: your clocks stand "
+                f"still on every board until then, and your opponents' board mails say so. "
+                f"Vacation days left in {now.year}: {left - self.days} of {allowance}. "
+                f"Back earlier: vacation {me.display} PASSWORD off"
+            )
+        return Decision((note(me.account.email, "pbm - vacation", text),), tuple(changes))

@@ -1,0 +1,63 @@
+"""The limits on automatic mail (pbm.usecases.limits, pbm.store.limits), on a real database."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from pbm.config import LimitsConfig
+from pbm.replies import Reply
+from pbm.store.engine import Database
+from pbm.store.limits import count_answer
+from pbm.usecases.limits import screen
+
+T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+LIMITS = LimitsConfig(answers_per_address_per_hour=3, error_replies_per_hour=2)
+
+
+def answer(to: str = "victim@example.org", *, error: bool = False, counted: bool = True) -> Reply:
+    return Reply(to=to, subject="pbm - help", body="Commands...\n", is_error=error, counted=counted)
+
+
+def test_counts_are_kept_per_address_and_hour(db: Database) -> None:
+    hour = T0.replace(minute=0)
+    with db.transaction() as s:
+        assert count_answer(s, "Victim@Example.org", hour, False) == (1, 0)
+        assert count_answer(s, "victim@example.org", hour, True) == (2, 1)
+        assert count_answer(s, "other@example.org", hour, True) == (1, 1)
+        assert count_answer(s, "victim@example.org", hour + timedelta(hours=1), False) == (1, 0)
+    with db.transaction() as s:  # kept across transactions
+        assert count_answer(s, "victim@example.org", hour, False) == (3, 1)
+
+
+def test_the_last_answer_says_so_then_silence(db: Database) -> None:
+    got = []
+    with db.transaction() as s:
+        for minute in range(6):
+            got += screen(s, [answer()], T0 + timedelta(minutes=minute), LIMITS)
+    assert len(got) == 3
+    assert "last answer" not in got[0].body and "last answer" not in got[1].body
+    last = " ".join(got[2].body.split())
+    assert "This is the last answer this server sends to your address until" in last
+    assert "2025-03-01 13:00 UTC" in last
+    # The next hour it speaks again.
+    with db.transaction() as s:
+        assert len(screen(s, [answer()], T0 + timedelta(hours=1), LIMITS)) == 1
+
+
+def test_errors_have_a_limit_of_their_own(db: Database) -> None:
+    with db.transaction() as s:
+        got = screen(s, [answer(error=True) for _ in range(4)], T0, LIMITS)
+    assert len(got) == 2 and "error replies" in got[1].body
+
+
+def test_a_boards_mail_to_its_players_is_not_counted(db: Database) -> None:
+    with db.transaction() as s:
+        board_mails = [answer(counted=False) for _ in range(10)]
+        assert screen(s, board_mails, T0, LIMITS) == board_mails
+        assert len(screen(s, [answer(), answer(), answer(), answer()], T0, LIMITS)) == 3
+
+
+def test_other_addresses_are_not_affected(db: Database) -> None:
+    with db.transaction() as s:
+        screen(s, [answer() for _ in range(5)], T0, LIMITS)
+        assert len(screen(s, [answer("alice@example.org")], T0, LIMITS)) == 1
