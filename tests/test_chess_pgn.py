@@ -9,8 +9,10 @@ import chess
 import chess.pgn
 import pytest
 
-from pbm.games import FORFEIT, GameRecord, RecordedMove
-from pbm.games.chess.pgn import read_pgn, write_pgn
+from pbm.games import FORFEIT, GameRecord, RecordedMove, record_format, record_formats
+from pbm.games.accasta import ACCASTA
+from pbm.games.chess import CHESS
+from pbm.games.chess.pgn import PGN, read_pgn, write_pgn
 
 SCHOLARS_MATE = ("e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#")
 STARTED = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
@@ -80,12 +82,17 @@ def test_written_game_reads_back_in_python_chess() -> None:
     assert game.headers["Result"] == "1-0"
 
 
-def test_read_pgn_gives_tags_moves_and_result() -> None:
-    tags, moves, result = read_pgn(write_pgn(record()))
-    assert moves == list(SCHOLARS_MATE)
-    assert result == "1-0"
-    assert tags["White"] == "anna" and tags["Board"] == "12"
-    assert tags["TerminationDetails"] == "checkmate"
+def sans(text: str) -> list[str]:
+    return [m.notation for m in read_pgn(text).moves]
+
+
+def test_read_pgn_gives_tags_moves_result_and_ending() -> None:
+    read = read_pgn(write_pgn(record(comments={2: "well {met}"})))
+    assert [m.notation for m in read.moves] == list(SCHOLARS_MATE)
+    assert [m.ply for m in read.moves] == list(range(1, 8))
+    assert read.moves[1].comment == "well (met)"
+    assert read.result == "1-0" and read.termination == "checkmate"
+    assert read.tags["White"] == "anna" and read.tags["Board"] == "12"
 
 
 def test_comments_follow_their_moves_with_braces_neutralised() -> None:
@@ -98,7 +105,7 @@ def test_comments_follow_their_moves_with_braces_neutralised() -> None:
     nodes = list(game.mainline())
     assert [node.comment for node in nodes][2] == "Hope (this) works )"
     assert nodes[6].comment == "Sorry!"
-    assert read_pgn(text)[1] == list(SCHOLARS_MATE)
+    assert sans(text) == list(SCHOLARS_MATE)
 
 
 def test_forfeit_resignation_agreement_and_a_game_in_progress() -> None:
@@ -113,7 +120,27 @@ def test_forfeit_resignation_agreement_and_a_game_in_progress() -> None:
     assert '[Termination "unterminated"]' in going
     assert "TerminationDetails" not in going and "EndDate" not in going
     assert going.endswith("1. e4 e5 *\n")
-    assert read_pgn(going)[2] is None
+    assert read_pgn(going).result is None and read_pgn(going).termination is None
+    assert read_pgn(forfeit).termination == FORFEIT
+    assert read_pgn(agreed).termination == "agreement"
+
+
+@pytest.mark.parametrize(
+    ("tags", "ending"),
+    [
+        ('[Termination "time forfeit"]', FORFEIT),
+        ('[Termination "normal"]', None),
+        ('[Termination "abandoned"]', None),
+        ('[Termination "resign"]', "resign"),  # pbm's text record words it so
+        (
+            '[Termination "normal"]\n[TerminationDetails "threefold repetition"]',
+            "threefold repetition",
+        ),
+        ("", None),
+    ],
+)
+def test_how_a_read_game_ended(tags: str, ending: str | None) -> None:
+    assert read_pgn(f"{tags}\n\n1. e4 e5 1/2-1/2\n").termination == ending
 
 
 def test_time_control_is_one_move_per_forfeit_time() -> None:
@@ -141,5 +168,19 @@ def test_read_pgn_refuses_what_is_no_game(text: str, message: str) -> None:
 
 
 def test_read_pgn_of_tags_without_moves() -> None:
-    tags, moves, result = read_pgn('[Event "x"]\n[White "a"]\n\n*\n')
-    assert (tags["Event"], tags["White"], moves, result) == ("x", "a", [], None)
+    read = read_pgn('[Event "x"]\n[White "a"]\n\n*\n')
+    assert (read.tags["Event"], read.tags["White"], read.moves, read.result) == ("x", "a", (), None)
+
+
+def test_a_game_from_a_set_up_position_is_refused() -> None:
+    fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+    with pytest.raises(ValueError, match=r"starts from a set-up position \(4k3/"):
+        read_pgn(f'[SetUp "1"]\n[FEN "{fen}"]\n\n1. e4 *\n')
+
+
+def test_pgn_is_the_chess_record_format() -> None:
+    assert record_formats(CHESS) == (PGN,) and record_format(CHESS, "PGN") is PGN
+    assert (PGN.name, PGN.suffix) == ("pgn", "pgn")
+    assert PGN.recognizes(read_pgn(write_pgn(record())).tags)
+    assert not PGN.recognizes({"Game": "Accasta", "White": "a", "Black": "b", "Result": "*"})
+    assert record_formats(ACCASTA) == () and record_format(ACCASTA, "pgn") is None

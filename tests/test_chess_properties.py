@@ -109,10 +109,10 @@ def test_random_games_against_python_chess(game: tuple[int, int]) -> None:
     written = chess.pgn.read_game(io.StringIO(text))
     assert written is not None and not written.errors
     assert written.end().board().fen() == state.fen
-    tags, moves, result = read_pgn(text)
-    assert moves == sans
-    assert tags["PlyCount"] == str(len(sans))
-    assert result == (outcome.result() if outcome else None)
+    read = read_pgn(text)
+    assert [m.notation for m in read.moves] == sans
+    assert read.tags["PlyCount"] == str(len(sans))
+    assert read.result == (outcome.result() if outcome else None)
 
     for seat in (None, 0, 1):
         lines = state.diagram(seat).splitlines()

@@ -2,7 +2,8 @@
 
 ``notation`` reads moves and ``refusals`` says why one is refused;
 ``ending`` knows how a game ends and which draws may be claimed;
-``diagram`` draws the board; ``pgn`` writes and reads game records; ``help``
+``diagram`` draws the board; ``pgn`` writes and reads game records (the
+game's own record format, ``pbm archive --format pgn``); ``help``
 is the text of ``help chess``. Every rule is python-chess's: this package
 only translates between it and the ``pbm.games`` protocol. ``CHESS`` is the
 game as the server sees it.
@@ -16,11 +17,12 @@ from dataclasses import dataclass, field
 
 import chess
 
-from pbm.games import IllegalMove, Option, Outcome, check_declared_options
+from pbm.games import IllegalMove, Option, Outcome, RecordFormat, check_declared_options
 from pbm.games.chess import ending
 from pbm.games.chess.diagram import render
 from pbm.games.chess.help import HELP
 from pbm.games.chess.notation import looks_like_move, parse_move
+from pbm.games.chess.pgn import PGN
 
 __all__ = ["CHESS", "STANDARD", "Chess", "ChessState"]
 
@@ -123,6 +125,7 @@ class Chess:
     )
     notation_examples: tuple[str, ...] = ("e4", "Nf3", "O-O", "e7e8q", "Ng1-f3")
     draw_offers = True
+    record_formats: tuple[RecordFormat, ...] = (PGN,)
 
     def looks_like_move(self, text: str) -> bool:
         return looks_like_move(text)

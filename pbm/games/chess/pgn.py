@@ -16,22 +16,41 @@ Black, Result) and then:
 - ``EndDate``: the day the game ended; ``PlyCount``: the half-moves played.
 
 The moves are SAN, each player's comment in ``{...}`` after the move.
+
+``read_pgn`` reads a game back (any PGN of a game from the standard
+position, and pbm's own text records, which are PGN-like), and ``PGN`` is
+the record format the chess game declares (``Game.record_formats``).
 """
 
 from __future__ import annotations
 
 import io
 import re
+from collections.abc import Mapping
 from datetime import datetime
 
 import chess
 import chess.pgn
 
-from pbm.games import FORFEIT, GameRecord
+from pbm.games import FORFEIT, GameRecord, ReadRecord, RecordedMove
 from pbm.games.chess.words import colour, move_number
 
 EVENT = "pbm correspondence game"
 TERMINATION_DETAILS = "TerminationDetails"
+# The Seven Tag Roster: a record naming no game but carrying these is PGN.
+ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
+# The PGN standard's Termination words (8.2.5), which say too little to replay by:
+# but a forfeit, how the game ended is left to the moves and the result.
+_PGN_TERMINATIONS = {
+    "abandoned": None,
+    "adjudication": None,
+    "death": None,
+    "emergency": None,
+    "normal": None,
+    "rules infraction": None,
+    "time forfeit": FORFEIT,
+    "unterminated": None,
+}
 
 # A comment may not close its braces early; python-chess would silently drop a "}".
 _BRACES = str.maketrans("{}", "()")
@@ -86,20 +105,27 @@ def write_pgn(record: GameRecord) -> str:
     return str(game) + "\n"
 
 
-def read_pgn(text: str) -> tuple[dict[str, str], list[str], str | None]:
-    """The tags, the SAN moves and the result (None for ``*``) of the first game in ``text``.
+def read_pgn(text: str) -> ReadRecord:
+    """The tags, the SAN moves with their comments, the result and how it ended of the first
+    game in ``text``.
 
-    Raises ``ValueError`` for text with no PGN game in it, and for a move
-    that is not legal, naming the move by its number.
+    ``termination`` is the ``TerminationDetails`` tag pbm writes, else the
+    ``Termination`` tag as pbm words it (``forfeit`` for ``time forfeit``;
+    None for the PGN words that leave it to the moves, such as ``normal``).
+    Raises ``ValueError`` for text with no PGN game in it, for a game that
+    starts from a set-up position, and for a move that is not legal, naming
+    the move by its number.
     """
     game = chess.pgn.read_game(io.StringIO(text), Visitor=_QuietBuilder)
     if game is None:
         raise ValueError("no PGN game found: the text is empty")
-    moves: list[str] = []
     board = game.board()
-    for move in game.mainline_moves():
-        moves.append(board.san(move))
-        board.push(move)
+    if board.fen() != chess.STARTING_FEN:
+        raise ValueError(f"the PGN game starts from a set-up position ({board.fen()})")
+    moves: list[RecordedMove] = []
+    for node in game.mainline():
+        moves.append(RecordedMove(len(moves) + 1, board.san(node.move), node.comment))
+        board.push(node.move)
     if game.errors:
         raise ValueError(_error_text(game.errors[0], board))
     has_tags = re.search(r'^\s*\[\s*\w+\s+"', text, re.MULTILINE) is not None
@@ -107,7 +133,36 @@ def read_pgn(text: str) -> tuple[dict[str, str], list[str], str | None]:
         raise ValueError("no PGN game found: neither tags nor moves")
     tags = dict(game.headers)
     result = tags.get("Result", "*")
-    return tags, moves, None if result == "*" else result
+    return ReadRecord(tags, tuple(moves), None if result == "*" else result, _ending(tags))
+
+
+def _ending(tags: Mapping[str, str]) -> str | None:
+    details = tags.get(TERMINATION_DETAILS, "").strip()
+    if details:
+        return details
+    said = tags.get("Termination", "").strip()
+    if not said:
+        return None
+    return _PGN_TERMINATIONS.get(said.lower(), said)
+
+
+class PgnFormat:
+    """PGN as a record format of the chess game: ``pbm archive --format pgn``, ``rules replay``."""
+
+    name = "pgn"
+    suffix = "pgn"
+
+    def write(self, record: GameRecord) -> str:
+        return write_pgn(record)
+
+    def read(self, text: str) -> ReadRecord:
+        return read_pgn(text)
+
+    def recognizes(self, tags: Mapping[str, str]) -> bool:
+        return all(tag in tags for tag in ROSTER)
+
+
+PGN = PgnFormat()
 
 
 class _QuietBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):
