@@ -253,7 +253,7 @@ def _date(value: str | None) -> datetime | None:
 @click.option(
     "--out", "out_dir", type=click.Path(file_okay=False), default="archive", show_default=True
 )
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--format", "fmt", type=click.Choice(archive_mod.formats()), default="text")
 @click.option("--since", default=None, metavar="DATE", help="Only games that ended on or after.")
 @click.pass_context
 def archive(ctx: click.Context, out_dir: str, fmt: str, since: str | None) -> None:
@@ -264,11 +264,15 @@ def archive(ctx: click.Context, out_dir: str, fmt: str, since: str | None) -> No
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written = []
+        lacking: dict[str, list[str]] = {}  # game title -> boards it has no such records of
         # The bar is drawn on a terminal only; elsewhere click prints just the label.
         with click.progressbar(boards, label="archiving", file=sys.stderr) as bar:
             for board in bar:
                 try:
                     arch = archive_mod.archive_board(site, board, out, fmt)
+                except archive_mod.NoRecordFormat as exc:  # left for another format
+                    lacking.setdefault(exc.title, []).append(str(board))
+                    continue
                 except OSError as exc:  # the game stays unarchived: the next run retries it
                     raise click.ClickException(
                         f"board {board}: cannot write its record in {out}: {exc}"
@@ -276,6 +280,11 @@ def archive(ctx: click.Context, out_dir: str, fmt: str, since: str | None) -> No
                 written.append(arch)
         for a in written:
             click.echo(str(a.path))
+        for title, numbers in lacking.items():
+            click.echo(
+                f"{title} has no {fmt} record format: board(s) {', '.join(numbers)} not archived",
+                err=True,
+            )
         click.echo(f"{len(written)} game(s) archived in {out}", err=True)
 
 
