@@ -262,21 +262,38 @@ def _timing(view: BoardView) -> list[str]:
 
 
 def render_board_mail(
-    view: BoardView, recipient: str | None = None, headline: str = ""
+    view: BoardView, recipient: str | None = None, headline: str = "", seat: int | None = None
 ) -> tuple[str, str]:
     """The subject and body of a board mail for ``recipient`` (a userid, or None).
 
     ``headline`` (e.g. ``alice resigned.``) opens the body. The player to
     move is told the exact command that would play, with board and userid
-    filled in.
+    filled in. The diagram is drawn as ``recipient``'s seat sees it, or
+    ``seat``'s when it is given (a board shown to a player by address).
     """
-    return render_board_mails(view, [recipient], headline)[0]
+    seats = [seat if seat is not None else _reader_seat(view, recipient)]
+    return render_board_mails(view, [recipient], headline, seats)[0]
+
+
+def _reader_seat(view: BoardView, reader: str | None) -> int | None:
+    """The seat of the player called ``reader`` (None for anyone else): his side of the board."""
+    for seat, name in enumerate(view.players):
+        if reader is not None and name.lower() == reader.lower():
+            return seat
+    return None
 
 
 def render_board_mails(
-    view: BoardView, recipients: Sequence[str | None], headline: str = ""
+    view: BoardView,
+    recipients: Sequence[str | None],
+    headline: str = "",
+    seats: Sequence[int | None] | None = None,
 ) -> list[tuple[str, str]]:
-    """``render_board_mail`` for each of ``recipients``; what they share is made once."""
+    """``render_board_mail`` for each of ``recipients``; what they share is made once.
+
+    Each sees the diagram from his seat (``seats``, by default the recipients'),
+    drawn once a seat.
+    """
     body: list[str] = []
     if headline:
         body += [*wrap(headline), ""]
@@ -288,14 +305,19 @@ def render_board_mails(
     body += _last_move(view)
     body += _state_lines(view)
     body += ["", "Moves:", *move_list(view.moves), ""]
-    body += view.state.diagram().rstrip("\n").splitlines()
     head = "\n".join(line.rstrip() for line in body)
     timing = [line.rstrip() for line in _timing(view)]
     subject = board_subject(view)
+    diagrams: dict[int | None, str] = {}
+    if seats is None:
+        seats = [_reader_seat(view, recipient) for recipient in recipients]
     out = []
-    for recipient in recipients:
+    for recipient, seat in zip(recipients, seats, strict=True):
+        if seat not in diagrams:
+            lines = view.state.diagram(seat).rstrip("\n").splitlines()
+            diagrams[seat] = "\n".join(line.rstrip() for line in lines)
         tail = ["", *(line.rstrip() for line in _how_to_reply(view, recipient)), "", *timing]
-        out.append((subject, head + "\n" + "\n".join(tail) + "\n"))
+        out.append((subject, f"{head}\n{diagrams[seat]}\n" + "\n".join(tail) + "\n"))
     return out
 
 

@@ -28,7 +28,16 @@ class Show:
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
         board = world.board(self.board)
-        subject, body = render_board_mail(board_view(board, world.now))
+        # A player asking sees the board from his side.
+        seat = next(
+            (
+                board.seat_of(uid)
+                for uid in board.players
+                if uid in board.people and board.people[uid].email.lower() == self.to.lower()
+            ),
+            None,
+        )
+        subject, body = render_board_mail(board_view(board, world.now), seat=seat)
         return Decision((_answer(board, self.to, subject, body),))
 
 
