@@ -13,6 +13,7 @@ from pbm.games import FORFEIT, GameRecord, RecordedMove, record_format, record_f
 from pbm.games.accasta import ACCASTA
 from pbm.games.chess import CHESS
 from pbm.games.chess.pgn import PGN, read_pgn, write_pgn
+from pbm.record import RecordError, parse_record, replay
 
 SCHOLARS_MATE = ("e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#")
 STARTED = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
@@ -184,3 +185,28 @@ def test_pgn_is_the_chess_record_format() -> None:
     assert PGN.recognizes(read_pgn(write_pgn(record())).tags)
     assert not PGN.recognizes({"Game": "Accasta", "White": "a", "Black": "b", "Result": "*"})
     assert record_formats(ACCASTA) == () and record_format(ACCASTA, "pgn") is None
+
+
+FOREIGN = """[Event "Club championship"]
+[Site "Utrecht"]
+[Date "1998.05.14"]
+[Round "3"]
+[White "Anna"]
+[Black "Bert"]
+[Result "0-1"]
+[Termination "Normal"]
+
+1. e4 e5 2. Qh5?! Nc6 3. Bc4 g6 {Not Nf6??} 4. Qf3 Nf6 5. Ne2 Bg7 0-1
+"""
+
+
+def test_a_pgn_from_elsewhere_is_chess_and_replays() -> None:
+    record = parse_record(FOREIGN)  # no game named: the Seven Tag Roster says chess
+    assert record.game == "chess" and record.moves[5].comment == "Not Nf6??"
+    replayed = replay(record)
+    assert (replayed.result, replayed.termination) == ("0-1", "resign")
+    assert replayed.canonical[2] == "Qh5"
+    with pytest.raises(RecordError, match=r"move 3\. Bc5 \(White's\) is not legal"):
+        parse_record(FOREIGN.replace("3. Bc4", "3. Bc5"))
+    with pytest.raises(RecordError, match=r"ended by checkmate, but after its moves the game"):
+        replay(parse_record(FOREIGN.replace('"Normal"', '"checkmate"')))

@@ -218,3 +218,15 @@ def test_each_player_reads_the_board_from_his_side(site: Site) -> None:
     assert ranks(shown.body)[0] == "1" and "  1  R  N  B  K  Q  B  N  R  1" in shown.body
     (shown,) = unit.run(site, Show(board, "carol@example.org"))
     assert ranks(shown.body)[0] == "8" and "  1  R  N  B  Q  K  B  N  R  1" in shown.body
+
+
+def test_the_text_record_of_a_chess_game_replays_too(site: Site, tmp_path: Path) -> None:
+    """Every record of a chess game is read as PGN, pbm's text record included."""
+    claimed = new_board(site)
+    play(site, claimed, (*KNIGHTS_OUT_AND_BACK, *KNIGHTS_OUT_AND_BACK[:3]))
+    as_player(site, "bob", Move(claimed, "Ng8", claim=True))
+    text = archive.archive_board(site, claimed, tmp_path, "text").path.read_text()
+    assert '[Game "Chess"]' in text and '[Termination "threefold repetition"]' in text
+    replayed = replay(parse_record(text))
+    assert (replayed.result, replayed.termination) == ("1/2-1/2", "threefold repetition")
+    assert replayed.canonical == [*KNIGHTS_OUT_AND_BACK, *KNIGHTS_OUT_AND_BACK]
