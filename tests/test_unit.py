@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Clock, accepted
+from conftest import Clock
 from sqlmodel import col, select
 
 import pbm.games
@@ -59,7 +59,6 @@ from pbm.usecases.refusals import (
     NotYourTurn,
     Refused,
     UnknownBoard,
-    UnknownPlayer,
     UserExists,
     WrongPassword,
 )
