@@ -2,9 +2,9 @@
 
 The text record is what ``pbm rules replay`` reads: PGN-like tag lines, then
 the numbered moves with comments in braces, then the result. A game may
-have record formats of its own (``Game.record_formats``: PGN for chess),
-written from the ``GameRecord`` the protocol defines. A game is marked
-archived when its record is written (it stays in the database).
+have record formats of its own (``Game.record_formats``), written from the
+``GameRecord`` the protocol defines. A game is marked archived when its
+record is written (it stays in the database).
 """
 
 from __future__ import annotations

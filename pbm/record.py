@@ -7,8 +7,8 @@ or braces, and at the end a result: ``1-0``, ``0-1``, ``1/2-1/2``, or words
 such as "Black resigns", "Weiß gibt auf", "Il bianco concede". What is a
 move and how the seats are called in words is the game's to say
 (``Game.looks_like_move``, ``Game.seat_words``). A game with a record
-format of its own (``Game.record_formats``: PGN for chess) reads its records
-with the first of them instead. Pure: no I/O.
+format of its own (``Game.record_formats``) reads its records with the
+first of them instead. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class RecordMove:
 
 def game_of(tags: dict[str, str], game: str | None = None) -> Game:
     """The game a record is of: ``game``, else its ``Game`` tag (name or title), else the
-    game whose own record format recognizes its tags (PGN's roster: chess), else the
+    game whose own record format recognizes its tags, else the
     first game this server runs. ``RecordError`` for a game there is none of."""
     wanted = game or tags.get("Game")
     if wanted is None:
