@@ -43,15 +43,35 @@ def free_port() -> int:
 
 
 class _SinkHandler:
-    def __init__(self, inbox: queue.Queue[EmailMessage], fail: list[str]) -> None:
+    def __init__(self, inbox: queue.Queue[EmailMessage], fail: list[str], refuse: set[str]) -> None:
         self.inbox = inbox
         self.fail = fail
+        self.refuse = refuse
+
+    async def handle_MAIL(
+        self, server: Any, session: Any, envelope: Any, address: str, options: list[str]
+    ) -> str:
+        if "SMTPUTF8" in (o.upper() for o in options):
+            # A relay without SMTPUTF8 (RFC 6531 3.5): a non-ASCII address cannot pass.
+            return "553 5.6.7 SMTPUTF8 is not supported here"
+        envelope.mail_from = address
+        envelope.mail_options.extend(options)
+        return "250 OK"
+
+    async def handle_RCPT(
+        self, server: Any, session: Any, envelope: Any, address: str, options: list[str]
+    ) -> str:
+        if address.lower() in self.refuse:
+            return "550 5.1.1 No such user here"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         if self.fail:
             return self.fail[0]
         msg = email.message_from_bytes(envelope.original_content, policy=default_policy)
         assert isinstance(msg, EmailMessage)
+        msg["X-Envelope-From"] = envelope.mail_from  # the return path pbm gave it (VERP)
         for rcpt in envelope.rcpt_tos:
             del msg["X-Envelope-To"]
             msg["X-Envelope-To"] = rcpt
@@ -61,17 +81,21 @@ class _SinkHandler:
 
 @dataclass
 class Sink:
-    """The relay pbm delivers to: collects every mail; can be told to refuse (451)."""
+    """The relay pbm delivers to: collects every mail; can be told to refuse them all
+    (``fail``: the reply to DATA) or some recipients (``refuse``: 550 at RCPT).
+
+    It takes no SMTPUTF8 mail: a non-ASCII address cannot be delivered through it."""
 
     port: int = field(default_factory=free_port)
     inbox: queue.Queue[EmailMessage] = field(default_factory=queue.Queue)
     fail: list[str] = field(default_factory=list)
+    refuse: set[str] = field(default_factory=set)  # recipients refused at RCPT (550)
     kept: list[EmailMessage] = field(default_factory=list)
     controller: Controller | None = None
 
     def start(self) -> None:
         self.controller = Controller(
-            _SinkHandler(self.inbox, self.fail),
+            _SinkHandler(self.inbox, self.fail, self.refuse),
             hostname="127.0.0.1",
             port=self.port,
             decode_data=False,
@@ -358,3 +382,22 @@ def challenge_accepted(
     ask = sink.wait_for(opponent, re.compile(r"Board \d+ - challenge from"))
     server.send(opponent, f"Re: {ask['Subject']}", "accept\n", to=reply_to(ask))
     return sink.wait_for(challenger, re.compile(r"Board \d+ - \w+ to move"))
+
+
+def maildir_mail(root: Path, to: str, words: str, timeout: float = WAIT) -> EmailMessage:
+    """The newest mail to ``to`` whose subject has ``words`` in the outbox Maildir of the
+    site in ``root`` (its transport ``maildir``), once it is there."""
+    new = root / "data" / "outbox" / "new"
+    deadline = time.monotonic() + timeout
+    while True:
+        found = []
+        for path in sorted(new.glob("*")) if new.is_dir() else []:
+            msg = email.message_from_bytes(path.read_bytes(), policy=default_policy)
+            assert isinstance(msg, EmailMessage)
+            if msg["To"] == to and words in str(msg["Subject"]):
+                found.append((path.stat().st_mtime_ns, msg))
+        if found:
+            return max(found, key=lambda f: f[0])[1]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no mail to {to} about {words!r} in {new}")
+        time.sleep(0.02)

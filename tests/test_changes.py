@@ -87,6 +87,7 @@ def new_board(number: int = 1, **kw: object) -> Board:
         "black_rating_before": None,
         "black_rating_after": None,
         "draw_offer_by": None,
+        "challenger": None,
     }
     values.update(kw)
     return Board(**values)  # type: ignore[arg-type]

@@ -16,7 +16,16 @@ from email.policy import SMTP
 from pathlib import Path
 
 import pytest
-from mailserver import SERVER_ADDRESS, PbmServer, Sink, board_number, body_of, reply_to
+from mailserver import (
+    SERVER_ADDRESS,
+    PbmServer,
+    Sink,
+    board_number,
+    body_of,
+    challenge_accepted,
+    reply_to,
+    sign_up,
+)
 
 from pbm.games import get as get_game
 from pbm.mail import status
@@ -74,12 +83,9 @@ def test_a_move_by_reply_handed_over_by_lmtp_on_a_unix_socket(tmp_path: Path, si
         assert srv.socket_path == sock and srv.port is None
         assert stat.S_IMODE(sock.stat().st_mode) == 0o660
         # Mail for one recipient, the usual case: smtplib.LMTP's sendmail.
-        srv.send(ALICE, "signup alice pw-a")
-        sink.wait_for(ALICE, "Welcome")
-        srv.send(BOB, "signup bob pw-b")
-        sink.wait_for(BOB, "Welcome")
-        srv.send(ALICE, "accasta challenge alice bob")
-        to_alice = sink.wait_for(ALICE, "alice to move")
+        sign_up(srv, sink, "alice", ALICE, "pw-a")
+        sign_up(srv, sink, "bob", BOB, "pw-b")
+        to_alice = challenge_accepted(srv, sink, ALICE, "accasta challenge alice bob", BOB)
         sink.wait_for(BOB, "alice to move")
         board = board_number(to_alice)
 

@@ -432,7 +432,7 @@ def test_wrong_password(server: PbmServer, sink: Sink) -> None:
     before = shown(server, sink, ALICE, board)
     server.send(ALICE, f"accasta move {board} alice pw-x {FIRST}#1")
     text = error_text(sink, ALICE)
-    assert f"Your command: > accasta move {board} alice pw-x {FIRST}#1" in text
+    assert f"Your command: > accasta move {board} alice ****** {FIRST}#1" in text
     assert "Wrong password for alice." in text
     assert "Nothing was changed." in text
     assert shown(server, sink, ALICE, board) == before
@@ -493,7 +493,7 @@ def test_illegal_move(server: PbmServer, sink: Sink) -> None:
     before = shown(server, sink, ALICE, board)
     server.send(ALICE, f"accasta move {board} alice pw-a a1:H-b1")
     text = error_text(sink, ALICE)
-    assert f"> accasta move {board} alice pw-a a1:H-b1" in text
+    assert f"> accasta move {board} alice ****** a1:H-b1" in text
     assert "a1 holds C, H, S from the top; you wrote H" in text
     assert shown(server, sink, ALICE, board) == before
 
@@ -516,7 +516,8 @@ def test_unknown_and_malformed_commands(server: PbmServer, sink: Sink) -> None:
     for subject, body in (("move", f"{line}\n"), (line, "\n")):
         server.send(ALICE, subject, body)
         text = error_text(sink, ALICE)
-        assert f"Your command: > {line} 'please' is left over after the command." in text
+        masked = line.replace("pw-a", "******")
+        assert f"Your command: > {masked} 'please' is left over after the command." in text
         assert usage in text
     assert shown(server, sink, ALICE, board) == before
 
@@ -685,11 +686,10 @@ def test_help_games_and_pari_challenge(server: PbmServer, sink: Sink) -> None:
     assert "THE BOARD AND THE START" in rules
     board1, _, _ = start_board(server, sink)
     signup(server, sink, "carol", CAROL, "pw-c")
-    mailserver.challenge_accepted(
+    pari = mailserver.challenge_accepted(
         server, sink, BOB, "accasta challenge bob carol --variant=pari", CAROL
     )
-    pari = sink.wait_for(CAROL, "bob to move")
-    sink.wait_for(BOB, "bob to move")
+    sink.wait_for(CAROL, "bob to move")
     board2 = board_number(pari)
     assert board2 != board1
     assert "Variant: pari" in body_of(pari)

@@ -18,8 +18,6 @@ tests/test_golden_mail.py`` and read the diff of the golden file.
 from __future__ import annotations
 
 import contextlib
-import email
-import email.policy
 import hashlib
 import hmac
 import os
@@ -30,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from mailserver import SERVER_ADDRESS, PbmServer
+from mailserver import SERVER_ADDRESS, PbmServer, maildir_mail
 
 pytestmark = pytest.mark.e2e
 
@@ -129,18 +127,6 @@ class Correspondence:
             self.lines.append("--- (no reply)")
         return replies
 
-    def reply_address(self, frm: str, subject: str) -> str:
-        """The Reply-To of the mail to ``frm`` with ``subject``, as it left (the Maildir)."""
-        maildir = self.server.root / "data" / "outbox"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            for path in sorted((maildir / "new").glob("*")):
-                msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-                if msg["To"] == frm and msg["Subject"] == subject:
-                    return str(msg["Reply-To"])
-            time.sleep(0.02)
-        raise AssertionError(f"no mail {subject!r} to {frm} in {maildir}")
-
     def answer(self, frm: str, first_line: str) -> None:
         """Answer the last mail ``frm`` got by its Reply-To, quoting it as clients do."""
         subject, body = self.last[frm]
@@ -149,7 +135,7 @@ class Correspondence:
             frm,
             f"Re: {subject}",
             f"{first_line}\n\nOn Sunday, PBM Server wrote:\n{quoted}\n",
-            to=self.reply_address(frm, subject),
+            to=str(maildir_mail(self.server.root, frm, subject)["Reply-To"]),
             note=f"reply: {first_line}",
         )
 

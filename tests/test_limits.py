@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from pbm.config import LimitsConfig
 from pbm.replies import Reply
 from pbm.store.engine import Database
 from pbm.store.limits import count_answer
-from pbm.usecases.limits import screen
+from pbm.usecases.limits import Window, screen
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 LIMITS = LimitsConfig(answers_per_address_per_hour=3, error_replies_per_hour=2)
@@ -38,10 +40,29 @@ def test_the_last_answer_says_so_then_silence(db: Database) -> None:
     assert "last answer" not in got[0].body and "last answer" not in got[1].body
     last = " ".join(got[2].body.split())
     assert "This is the last answer this server sends to your address until" in last
-    assert "2025-03-01 13:00 UTC" in last
-    # The next hour it speaks again.
+    # Three answers at 12:00-12:02: the last hour holds fewer than three from 13:20.
+    assert "2025-03-01 13:20 UTC" in last
+    with db.transaction() as s:  # what it did not send is not counted
+        assert screen(s, [answer()], T0 + timedelta(hours=1, minutes=19), LIMITS) == []
+        assert len(screen(s, [answer()], T0 + timedelta(hours=1, minutes=20), LIMITS)) == 1
+
+
+def test_no_burst_at_the_turn_of_the_hour(db: Database) -> None:
+    """Three answers at 12:59 weigh on 13:00 as the last hour's: no fourth before 13:20."""
+    late = T0 + timedelta(minutes=59)
     with db.transaction() as s:
-        assert len(screen(s, [answer()], T0 + timedelta(hours=1), LIMITS)) == 1
+        assert len(screen(s, [answer() for _ in range(3)], late, LIMITS)) == 3
+        assert screen(s, [answer()], T0 + timedelta(hours=1), LIMITS) == []
+        assert len(screen(s, [answer()], T0 + timedelta(hours=1, minutes=30), LIMITS)) == 1
+        assert screen(s, [answer()], T0 + timedelta(hours=1, minutes=31), LIMITS) == []
+
+
+def test_window_arithmetic() -> None:
+    w = Window(limit=20, previous=20, current=5)
+    assert w.load(0.5) == 15
+    assert w.opens_after(0.5) == 0.5  # open now
+    assert w.opens_after(0.1) == pytest.approx(0.3)  # 20 * 0.7 + 6 = 20 at 18 minutes
+    assert Window(20, 0, 20).opens_after(0.1) == pytest.approx(1.05)  # 13:03 for 12:xx
 
 
 def test_errors_have_a_limit_of_their_own(db: Database) -> None:

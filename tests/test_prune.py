@@ -195,7 +195,7 @@ def test_password_failures_and_answer_counts_go_after_a_day(db: Database) -> Non
         for at in (NOW - day - SECOND, NOW - day, NOW - timedelta(minutes=5)):
             s.execute(sa.insert(FAILURES).values(userid="alice", failed_at=at))
         for hour in (NOW - timedelta(days=3), NOW - day - timedelta(hours=1), NOW - day, NOW):
-            s.execute(sa.insert(ANSWERS).values(address="a@x.org", hour=hour, count=3))
+            s.execute(sa.insert(ANSWERS).values(address="a@x.org", hour=hour, answers=3))
     assert run(db) == Pruned(password_failures=1, answer_counts=2)
     with db.read() as s:
         failed = sorted(s.execute(sa.select(FAILURES.c.failed_at)).scalars())
@@ -211,7 +211,7 @@ def test_pruning_twice_erases_nothing_more(db: Database) -> None:
     with db.transaction() as s:
         s.execute(sa.insert(SEEN).values(message_id="<m@x>", processed_at=T0 - SECOND))
         s.execute(sa.insert(FAILURES).values(userid="bob", failed_at=T0))
-        s.execute(sa.insert(ANSWERS).values(address="b@x.org", hour=T0, count=1))
+        s.execute(sa.insert(ANSWERS).values(address="b@x.org", hour=T0, answers=1))
     assert run(db) == Pruned(1, 1, 1, 1, 1)
     assert run(db) == Pruned()
     assert run(db, keep=0) == Pruned()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
@@ -31,3 +32,23 @@ def count_answer(session: Session, address: str, hour: datetime, error: bool) ->
     ).returning(COUNTS.c.answers, COUNTS.c.errors)
     answers, errors = session.execute(stmt).one()
     return int(answers), int(errors)
+
+
+def uncount_answer(session: Session, address: str, hour: datetime, error: bool) -> None:
+    """Take back a ``count_answer``: the mail was not sent after all (over the limit)."""
+    stmt = (
+        sa.update(COUNTS)
+        .where(COUNTS.c.address == address.lower(), COUNTS.c.hour == hour)
+        .values(answers=COUNTS.c.answers - 1, errors=COUNTS.c.errors - int(error))
+    )
+    session.execute(stmt)
+
+
+def answers_in(session: Session, address: str, hour: datetime) -> tuple[int, int]:
+    """The (answers, errors) counted for ``address`` in ``hour``."""
+    row = session.execute(
+        sa.select(COUNTS.c.answers, COUNTS.c.errors).where(
+            COUNTS.c.address == address.lower(), COUNTS.c.hour == hour
+        )
+    ).one_or_none()
+    return (int(row.answers), int(row.errors)) if row is not None else (0, 0)

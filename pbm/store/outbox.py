@@ -93,13 +93,39 @@ def _due(now: datetime) -> sa.ColumnElement[bool]:
 
 
 def _claim(
-    session: Session, which: sa.ColumnElement[bool], worker: str, until: datetime
+    session: Session,
+    which: sa.ColumnElement[bool],
+    worker: str,
+    now: datetime,
+    lease: timedelta,
+    limit: int | None = None,
 ) -> list[ClaimedMail]:
-    free = sa.select(OUTBOX.c.id).where(which).with_for_update(skip_locked=True)
+    """Lease the due rows of ``which`` (oldest first, up to ``limit``) that nobody holds.
+
+    The due test sits in the locking SELECT itself: under READ COMMITTED,
+    PostgreSQL re-tests that scan's conditions on the newest version of a
+    row it locks, so a row another sender claimed and committed after this
+    statement's snapshot is dropped, not claimed twice; under REPEATABLE
+    READ the claim fails with a serialization error instead. (A due test in
+    an unlocked subquery is judged on the old snapshot only.) The limit
+    applies after SKIP LOCKED, so rows others hold do not use it up.
+    """
+    free = sa.select(OUTBOX.c.id).where(which, _due(now)).order_by(OUTBOX.c.id)
+    if limit is not None:
+        free = free.limit(limit)
+    # MATERIALIZED: run once. As an IN subquery the planner may rescan it per
+    # row (a nested loop semi join), and each rescan, skipping the rows this
+    # statement has just updated, locks further ones: far past the limit.
+    held = (
+        free.with_for_update(skip_locked=True)
+        .cte("held")
+        .prefix_with("MATERIALIZED", dialect="postgresql")
+    )
     stmt = (
         sa.update(OUTBOX)
-        .where(OUTBOX.c.id.in_(free.scalar_subquery()))
-        .values(claimed_by=worker, claimed_until=until)
+        # The due test again, on the row version the UPDATE writes.
+        .where(OUTBOX.c.id == held.c.id, _due(now))
+        .values(claimed_by=worker, claimed_until=now + lease)
         .returning(*_CLAIMED)
     )
     return sorted(ClaimedMail(*row) for row in session.execute(stmt))
@@ -109,8 +135,7 @@ def claim_due(
     session: Session, worker: str, now: datetime, limit: int, lease: timedelta
 ) -> list[ClaimedMail]:
     """Take up to ``limit`` due rows, oldest first, for ``lease``."""
-    oldest = sa.select(OUTBOX.c.id).where(_due(now)).order_by(OUTBOX.c.id).limit(limit)
-    return _claim(session, OUTBOX.c.id.in_(oldest.scalar_subquery()), worker, now + lease)
+    return _claim(session, sa.true(), worker, now, lease, limit)
 
 
 def claim_written(
@@ -119,7 +144,7 @@ def claim_written(
     """Take the rows of ``ids`` that are due: replies the caller's transaction just wrote."""
     if not ids:
         return []
-    return _claim(session, sa.and_(OUTBOX.c.id.in_(ids), _due(now)), worker, now + lease)
+    return _claim(session, OUTBOX.c.id.in_(ids), worker, now, lease)
 
 
 def release(session: Session, ids: Sequence[int], worker: str) -> None:

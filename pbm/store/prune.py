@@ -41,7 +41,7 @@ log = logging.getLogger("pbm.prune")
 # giving up after 4-5 days); after 30 days no copy can arrive any more.
 REMEMBER_MESSAGE_IDS = timedelta(days=30)
 # Password failures (the lockout) and answer counts (per address and hour) are
-# read for at most an hour; a day is ample.
+# read for at most two hours (the limits look at the last hour); a day is ample.
 KEEP_COUNTERS = timedelta(days=1)
 
 _INBOX = table(InboxMessage)

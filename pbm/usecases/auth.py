@@ -200,19 +200,27 @@ class Actor:
         return not isinstance(self.credentials, ByReply)
 
 
-def authenticate(world: World, who: Who, board: int | None, passwords: PasswordCheck) -> Actor:
+def authenticate(
+    world: World,
+    who: Who,
+    board: int | None,
+    passwords: PasswordCheck,
+    sender: str | None = None,
+) -> Actor:
     """The ``Actor`` for ``who`` acting on ``board`` (None: no board); ``WrongPassword`` if not.
 
     Wrong passwords are counted (``FailureChange``); after
     ``limits.password_failures`` of them within ``limits.password_lockout_minutes``
     password commands for the account are refused without being checked
-    (``LockedOut``, answered at most once an hour) and the owner is told once.
-    A reply address keeps working all the while: its token is no password.
+    (``LockedOut``, answered at most once an hour, but always to mail from the
+    account's own address: ``sender``) and the owner is told once. A reply
+    address keeps working all the while: its token is no password.
     """
     account = world.account(who.userid)
     credentials = who.credentials
     if isinstance(credentials, Password):
-        _check_password(world, account, credentials.password, passwords)
+        owner = sender is not None and sender.lower() == account.email.lower()
+        _check_password(world, account, credentials.password, passwords, owner)
     elif isinstance(credentials, ByReply) and credentials.board != board:
         raise WrongPassword("This reply address does not let you do that; use your password.")
     if not account.active and not isinstance(credentials, Admin):
@@ -224,7 +232,7 @@ def authenticate(world: World, who: Who, board: int | None, passwords: PasswordC
 
 
 def _check_password(
-    world: World, account: Account, password: str, passwords: PasswordCheck
+    world: World, account: Account, password: str, passwords: PasswordCheck, owner: bool
 ) -> None:
     limits = world.config.limits
     window = timedelta(minutes=limits.password_lockout_minutes)
@@ -237,9 +245,11 @@ def _check_password(
             "your board mails, which need no password, still work."
         )
         answered = account.lockout_answered_at
-        if answered is not None and now - answered < HOUR:
-            locked.silent = True  # said once an hour is enough
-        else:
+        # The owner is told why each time (his address has its own limits);
+        # anyone else once an hour.
+        if not owner and answered is not None and now - answered < HOUR:
+            locked.silent = True
+        elif not owner:
             after = replace(account, lockout_answered_at=now)
             locked.changes = (AccountChange(account, after),)
         raise locked

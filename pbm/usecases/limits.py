@@ -4,28 +4,32 @@ Anyone can write any From address: without a limit, a forged mail of
 thousands of ``help`` lines would make the server a spam cannon against
 that address. Every counted reply (``Reply.counted``: help, errors, answers,
 account mail; not a board's mails to its own players and followers) is
-counted per address and clock hour: past ``limits.answers_per_address_per_hour``
-(errors also past ``limits.error_replies_per_hour``) the server stays silent
-and logs it. The last answer before the limit says so, and when answers
-resume.
+counted per address and clock hour, and the limits hold over the last hour
+(a sliding window: the previous clock hour's count weighs as much of it as
+is still within the last hour, so no burst at the turn of an hour doubles
+a limit): past ``limits.answers_per_address_per_hour`` (errors also past
+``limits.error_replies_per_hour``) the server stays silent and logs it; what
+it does not send is not counted. The last answer before the limit says so,
+and when answers resume.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
 from pbm.config import LimitsConfig
 from pbm.replies import Reply
-from pbm.store.limits import count_answer
+from pbm.store.limits import answers_in, count_answer, uncount_answer
 from pbm.usecases.text import fmt_time, wrap
 
 log = logging.getLogger("pbm.limits")
 HOUR = timedelta(hours=1)
+MINUTE = timedelta(minutes=1)
 
 
 def screen(
@@ -33,21 +37,53 @@ def screen(
 ) -> list[Reply]:
     """The replies the limits let through, the last one before a limit with a warning."""
     hour = now.replace(minute=0, second=0, microsecond=0)
+    elapsed = (now - hour) / HOUR
     kept = []
     for reply in replies:
         if not reply.counted:
             kept.append(reply)
             continue
+        prev_answers, prev_errors = answers_in(session, reply.to, hour - HOUR)
         answers, errors = count_answer(session, reply.to, hour, reply.is_error)
-        limit = limits.answers_per_address_per_hour
-        error_limit = limits.error_replies_per_hour if reply.is_error else None
-        if answers > limit or (error_limit is not None and errors > error_limit):
+        windows = [Window(limits.answers_per_address_per_hour, prev_answers, answers)]
+        if reply.is_error:
+            windows.append(Window(limits.error_replies_per_hour, prev_errors, errors))
+        if any(w.load(elapsed) > w.limit for w in windows):
+            uncount_answer(session, reply.to, hour, reply.is_error)
             log.warning("not answering %s: its limit for this hour is reached", reply.to)
             continue
-        if answers == limit or errors == error_limit:
-            reply = replace(reply, body=reply.body + _last(hour + HOUR, limit, error_limit))
+        full = [w for w in windows if w.load(elapsed) + 1 > w.limit]
+        if full:
+            opens = max(hour + w.opens_after(elapsed) * HOUR for w in full)
+            resume = opens.replace(second=0, microsecond=0)
+            resume += MINUTE if resume < opens else timedelta(0)
+            limit, error_limit = windows[0].limit, windows[1].limit if len(windows) > 1 else None
+            reply = replace(reply, body=reply.body + _last(resume, limit, error_limit))
         kept.append(reply)
     return kept
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """One limit over the last hour: ``previous`` mails in the clock hour before, ``current``
+    (this one included) in this one."""
+
+    limit: int
+    previous: int
+    current: int
+
+    def load(self, elapsed: float) -> float:
+        """The mails of the last hour, ``elapsed`` (0-1) into this clock hour."""
+        return self.previous * (1 - elapsed) + self.current
+
+    def opens_after(self, elapsed: float) -> float:
+        """When (in hours from this clock hour's start) one more mail passes again,
+        if nothing else is sent meanwhile."""
+        room = self.limit - 1 - self.current  # what the previous hour may still weigh
+        if room >= 0 and self.previous > 0:
+            return max(elapsed, 1 - room / self.previous)
+        # Next clock hour, when this hour's weight has fallen enough.
+        return 1 + max(0.0, 1 - (self.limit - 1) / self.current)
 
 
 def _last(resume: datetime, limit: int, error_limit: int | None) -> str:

@@ -107,7 +107,7 @@ class ActiveBoards:
             + (
                 f"move {b.ply + 1}, {b.to_move} to move"
                 if b.status == "active"
-                else f"challenge, waiting for {b.to_move} to accept"
+                else f"waiting for {b.to_move} to accept"
             )
             for b in boards
         ] or ["No active boards."]

@@ -110,7 +110,8 @@ def decide(site: Site, world: World, request: Request, actor: Actor | None = Non
     with world.reading() as reads:
         try:
             if actor is None and request.who is not None:
-                actor = authenticate(world, request.who, request.action.board, site.passwords)
+                who, board = request.who, request.action.board
+                actor = authenticate(world, who, board, site.passwords, request.sender)
             decided = _rehashed(request.action.decide(world, actor), actor)
             decision: Decision | Refused = _address_works(decided, world, actor)
         except Refused as exc:
