@@ -26,6 +26,8 @@ import chess.pgn
 import pytest
 from mailserver import PbmServer, Sink, board_number, body_of, challenge_accepted, reply_to, sign_up
 
+from pbm.record import parse_record, replay
+
 pytestmark = pytest.mark.e2e
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.net", "carol@example.com"
@@ -192,9 +194,13 @@ def test_chess_games_by_mail_to_the_pgn_archive(
         assert game.headers["TimeControl"] == "1/1814400"  # a move within 21 days
         # The same final position as the last board mail's.
         assert f"FEN: {game.end().board().fen()}" in body_of(table.last[BOB])
-        replayed = server.pbm("rules", "replay", str(paths[table]))
-        plies = len(list(game.mainline()))
-        assert f"Result: {result} ({how}) after {plies} turns" in replayed
+        # What pbm rules replay reads and prints (the command itself: below, once).
+        replayed = replay(parse_record(paths[table].read_text(encoding="utf-8")))
+        assert (replayed.result, replayed.termination) == (result, how)
+        assert replayed.canonical == [node.san() for node in game.mainline()]
+    replayed_text = server.pbm("rules", "replay", str(paths[claimed]))
+    assert "Result: 1/2-1/2 (threefold repetition) after 8 turns" in replayed_text
+    assert "White to move (move 5)" in replayed_text
     first = chess.pgn.read_game(io.StringIO(paths[mate].read_text(encoding="utf-8")))
     assert first is not None and first.next() is not None
     assert first.next().comment == "Good luck!"  # the mail's text beside the command
@@ -263,4 +269,3 @@ def test_correspondence_extras_for_chess(server: PbmServer, sink: Sink) -> None:
         assert "bob did not move for 5 days" in final
         assert "alice (White) wins (forfeit). Result 1-0." in final
     assert "alice 1500 -> 1516 (+16), bob 1500 -> 1484 (-16)" in final
-    assert "alice" in server.pbm("ratings", "--game", "chess")
