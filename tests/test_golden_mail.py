@@ -128,26 +128,23 @@ class Correspondence:
         return replies
 
     def answer(self, frm: str, first_line: str) -> None:
-        """Answer the last mail ``frm`` got by its Reply-To, quoting it as clients do."""
-        subject, body = self.last[frm]
-        quoted = "\n".join("> " + ln for ln in body.splitlines())
-        self.mail(
-            frm,
-            f"Re: {subject}",
-            f"{first_line}\n\nOn Sunday, PBM Server wrote:\n{quoted}\n",
-            to=str(maildir_mail(self.server.root, frm, subject)["Reply-To"]),
-            note=f"reply: {first_line}",
-        )
+        """Answer the last mail ``frm`` got by its Reply-To, as a mail client does."""
+        subject, _ = self.last[frm]
+        self._reply(frm, first_line, str(maildir_mail(self.server.root, frm, subject)["Reply-To"]))
 
     def reply(self, frm: str, board: int, userid: str, first_line: str) -> None:
-        """Answer the last mail ``frm`` got, by its reply address, quoting it as clients do."""
+        """Answer the last mail ``frm`` got by its reply address, computed (a contract)."""
+        self._reply(frm, first_line, token_address(board, userid))
+
+    def _reply(self, frm: str, first_line: str, to: str) -> None:
+        """``first_line`` to ``to``, quoting the last mail ``frm`` got as clients do."""
         subject, body = self.last[frm]
         quoted = "\n".join("> " + ln for ln in body.splitlines())
         self.mail(
             frm,
             f"Re: {subject}",
             f"{first_line}\n\nOn Sunday, PBM Server wrote:\n{quoted}\n",
-            to=token_address(board, userid),
+            to=to,
             note=f"reply: {first_line}",
         )
 

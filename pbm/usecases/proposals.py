@@ -19,7 +19,7 @@ from pbm.usecases.moves import acting, seat_in_play
 from pbm.usecases.refusals import BadRequest, NotAPlayer
 from pbm.usecases.text import note, wrap
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import Board, World
+from pbm.usecases.world import Account, Board, World
 
 
 def _asking(board: Board, to: str, subject: str, text: str) -> Reply:
@@ -192,11 +192,14 @@ def _declined(board: Board, me: Actor, world: World) -> Decision:
     challenger = board.people[board.challenger or ""]
     subject = f"{board.title()} - challenge declined"
     text = f"{me.display} declined {challenger.display}'s challenge; board {board.number} is off."
-    replies = [
-        note(challenger.email, subject, text, board.number, counted=False),
-        note(me.account.email, subject, text, board.number, counted=False),
-    ]
-    return Decision(replies, (BoardChange(board, after),))
+    return Decision(
+        _both(board, (challenger, me.account), subject, text), (BoardChange(board, after),)
+    )
+
+
+def _both(board: Board, people: tuple[Account, Account], subject: str, text: str) -> list[Reply]:
+    """The same note to both players of ``board`` (not counted: it is their board's mail)."""
+    return [note(p.email, subject, text, board.number, counted=False) for p in people]
 
 
 @dataclass(frozen=True)
@@ -267,8 +270,6 @@ class Reject:
             after = replace(board, undo_request_by=None)
             subject = f"{board.title()} - undo refused"
             text = f"{me.display} did not agree to take back the last move; it stands."
-        replies = [
-            note(asker.email, subject, text, board.number, counted=False),
-            note(me.account.email, subject, text, board.number, counted=False),
-        ]
-        return Decision(replies, (BoardChange(board, after),))
+        return Decision(
+            _both(board, (asker, me.account), subject, text), (BoardChange(board, after),)
+        )
