@@ -1,8 +1,10 @@
 """Finished games -> game records (text or JSON) on disk; records read back by ``pbm.record``.
 
 The text record is what ``pbm rules replay`` reads: PGN-like tag lines, then
-the numbered moves with comments in braces, then the result. A game is
-marked archived when its record is written (it stays in the database).
+the numbered moves with comments in braces, then the result. A game may
+have record formats of its own (``Game.record_formats``), written from the
+``GameRecord`` the protocol defines. A game is marked archived when its
+record is written (it stays in the database).
 """
 
 from __future__ import annotations
@@ -16,11 +18,27 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from pbm import games
+from pbm.games import GameRecord, RecordedMove
 from pbm.usecases.changes import BoardChange
 from pbm.usecases.site import Site
 from pbm.usecases.world import GAMES, Board, World
 
 FORMATS = ("text", "json")
+
+
+class NoRecordFormat(ValueError):
+    """A format the board's game has no records in; ``title`` names the game."""
+
+    def __init__(self, title: str, fmt: str) -> None:
+        super().__init__(f"{title} has no {fmt} record format")
+        self.title = title
+
+
+def formats() -> tuple[str, ...]:
+    """Every record format: text and JSON for every game, then the games' own."""
+    own = {f.name for name in games.names() for f in games.record_formats(games.get(name))}
+    return FORMATS + tuple(sorted(own - set(FORMATS)))
 
 
 @dataclass(frozen=True)
@@ -90,6 +108,37 @@ def record_json(board: Board) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
+def game_record(board: Board, site: str) -> GameRecord:
+    """The game as a game's own record format is given it (``site``: the server's address)."""
+    return GameRecord(
+        game=board.game,
+        variant=board.variant,
+        options=dict(board.options),
+        board=board.number,
+        players=board.players,
+        started=board.created_at,
+        ended=board.ended_at,
+        result=board.result or "*",
+        termination=board.termination,
+        moves=tuple(RecordedMove(m.ply, m.notation, m.comment, m.created_at) for m in board.moves),
+        site=site,
+        nag_days=board.nag_days,
+        forfeit_days=board.forfeit_days,
+    )
+
+
+def record_in(board: Board, fmt: str, site: str) -> tuple[str, str]:
+    """The record of ``board`` in ``fmt`` and its file ending; ``NoRecordFormat`` if none."""
+    if fmt == "json":
+        return record_json(board), "json"
+    if fmt == "text":
+        return record_text(board), "txt"
+    own = games.record_format(board.rules, fmt)
+    if own is None:
+        raise NoRecordFormat(board.rules.title, fmt)
+    return own.write(game_record(board, site)), own.suffix
+
+
 def _write_atomically(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -103,9 +152,19 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def record_path(out_dir: Path, game: str, number: int, fmt: str) -> Path:
-    """Where the record of a game is written in ``out_dir``."""
-    return out_dir / f"{game}-board-{number}.{'json' if fmt == 'json' else 'txt'}"
+def record_path(out_dir: Path, game: str, number: int, suffix: str) -> Path:
+    """Where the record of a game is written in ``out_dir``, by its file ending."""
+    return out_dir / f"{game}-board-{number}.{suffix}"
+
+
+def suffix_of(game: str, fmt: str) -> str:
+    """The file ending of ``fmt`` records of ``game`` (a format it lacks: the name)."""
+    if fmt == "json":
+        return "json"
+    if fmt == "text":
+        return "txt"
+    own = games.record_format(games.get(game), fmt)
+    return own.suffix if own is not None else fmt
 
 
 def pending_boards(
@@ -131,7 +190,10 @@ def pending_boards(
         int(board)
         for board, game, archived_at in rows
         if archived_at is None
-        or (out_dir is not None and not record_path(out_dir, game, board, fmt).exists())
+        or (
+            out_dir is not None
+            and not record_path(out_dir, game, board, suffix_of(game, fmt)).exists()
+        )
     ]
 
 
@@ -142,8 +204,8 @@ def archive_board(site: Site, number: int, out_dir: Path, fmt: str) -> ArchivedG
         board = World(session, site.config, now, lock=True).board(number)
         if board.status != "finished":
             raise ValueError(f"board {number} is not a finished game")
-        text = record_json(board) if fmt == "json" else record_text(board)
-        path = record_path(out_dir, board.game, number, fmt)
+        text, suffix = record_in(board, fmt, site.config.mail.address)
+        path = record_path(out_dir, board.game, number, suffix)
         _write_atomically(path, text)
         if board.archived_at is None:  # the first record of it: a later one keeps the date
             BoardChange(board, replace(board, archived_at=now)).save(session)

@@ -6,7 +6,9 @@ numbered moves (``1. MOVE MOVE``, ``12. ... MOVE``), comments in parentheses
 or braces, and at the end a result: ``1-0``, ``0-1``, ``1/2-1/2``, or words
 such as "Black resigns", "Weiß gibt auf", "Il bianco concede". What is a
 move and how the seats are called in words is the game's to say
-(``Game.looks_like_move``, ``Game.seat_words``). Pure: no I/O.
+(``Game.looks_like_move``, ``Game.seat_words``). A game with a record
+format of its own (``Game.record_formats``) reads its records with the
+first of them instead. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pbm.games import (
     GameState,
     IllegalMove,
     Outcome,
+    ReadRecord,
 )
 
 _TAG = re.compile(r'^\s*\[\s*(\w+)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*$')
@@ -50,9 +53,13 @@ class RecordMove:
 
 def game_of(tags: dict[str, str], game: str | None = None) -> Game:
     """The game a record is of: ``game``, else its ``Game`` tag (name or title), else the
+    game whose own record format recognizes its tags, else the
     first game this server runs. ``RecordError`` for a game there is none of."""
     wanted = game or tags.get("Game")
     if wanted is None:
+        for name in games.names():
+            if any(f.recognizes(tags) for f in games.record_formats(games.get(name))):
+                return games.get(name)
         return games.get(games.names()[0])
     for name in games.names():
         found = games.get(name)
@@ -68,6 +75,7 @@ class Record:
     result: str | None  # "1-0", "0-1", "1/2-1/2" or None
     result_words: str = ""
     game: str = ""  # the game's name
+    termination: str | None = None  # how it ended, as ``Outcome.termination`` words it
 
     @property
     def variant(self) -> str | None:
@@ -147,6 +155,12 @@ def parse_record(text: str, game: str | None = None) -> Record:
         else:
             body_lines.append(ln)
     rules = game_of(tags, game)
+    own = games.record_formats(rules)
+    if own:
+        try:
+            return _own_record(own[0].read(text), rules)
+        except ValueError as exc:
+            raise RecordError(str(exc)) from None
     body = "\n".join(body_lines).replace("*", " ")
     moves: list[RecordMove] = []
     result: str | None = _RESULT_TOKEN.get(tags.get("Result", ""))
@@ -197,7 +211,24 @@ def parse_record(text: str, game: str | None = None) -> Record:
     words = " ".join(trailing)
     if result is None:
         result = _result_from_words(words, rules)
-    return Record(tags, tuple(moves), result, words, rules.name)
+    return Record(tags, tuple(moves), result, words, rules.name, tags.get("Termination") or None)
+
+
+def _own_record(read: ReadRecord, rules: Game) -> Record:
+    """A record as the game's own format read it, for ``replay``."""
+    moves = tuple(
+        RecordMove((m.ply + 1) // 2, (m.ply - 1) % 2, m.notation, m.comment) for m in read.moves
+    )
+    return Record(dict(read.tags), moves, read.result, "", rules.name, read.termination)
+
+
+def _claimed(state: GameState, termination: str) -> Outcome | None:
+    """The draw ``termination`` names if it could be claimed at the end (threefold...)."""
+    try:
+        claimed = state.claim_draw()
+    except IllegalMove:
+        return None
+    return claimed if claimed.termination == termination else None
 
 
 @dataclass
@@ -238,6 +269,13 @@ def replay(
         out.canonical.append(canonical)
     out.state = state
     outcome: Outcome | None = state.outcome
+    term = record.termination
+    if outcome is None and term is not None and term not in SHELL_TERMINATIONS:
+        outcome = _claimed(state, term)
+        if outcome is None:
+            raise RecordError(
+                f"the record says the game ended by {term}, but after its moves the game goes on"
+            )
     if outcome is not None:
         out.result = outcome.result()
         out.termination = outcome.termination
@@ -248,11 +286,6 @@ def replay(
             )
     else:
         out.result = record.result
-        term = record.tags.get("Termination") or None
-        if term is not None and term not in SHELL_TERMINATIONS:
-            raise RecordError(
-                f"the record says the game ended by {term}, but after its moves the game goes on"
-            )
         if term is None and record.result is not None:
             term = AGREEMENT if record.result == RESULTS[None] else RESIGN
         out.termination = term

@@ -419,7 +419,7 @@ def test_game_list_is_an_aligned_table_with_filters(cli: Cli) -> None:
     assert finished[3:5] == ["bob-carol", "finished 0-1"]
     assert cli("game", "list", "--status", "active", "--player", "carol").output.count("\n") == 1
     cli.fails("game", "list", "--player", "zed", says="There is no player 'zed'")
-    cli.fails("game", "list", "--game", "chess", says="There is no game called 'chess'")
+    cli.fails("game", "list", "--game", "go", says="There is no game called 'go'")
     cli.fails("game", "list", "--status", "won", says="Invalid value", code=2)
 
 
@@ -489,7 +489,7 @@ def test_game_refusals_say_why_and_change_nothing(cli: Cli, database: Database) 
     cli.fails("game", "cancel", str(finished), says=f"Board {finished} is over")
     cli.fails("game", "create", "accasta", "alice", "zed", says="There is no player 'zed'")
     cli.fails("game", "create", "accasta", "alice", "alice", says="two different players")
-    cli.fails("game", "create", "chess", "alice", "bob", says="no game called 'chess'")
+    cli.fails("game", "create", "go", "alice", "bob", says="no game called 'go'")
     cli.fails("game", "create", "accasta", "alice", "bob", "--variant", "foo", says="variant")
     cli.fails(
         "game", "create", "accasta", "alice", "bob", "--option", "foo=bar", says="option 'foo'"

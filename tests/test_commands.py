@@ -330,10 +330,10 @@ def test_board_must_be_a_positive_number(board: str) -> None:
         ("accasta fly 12", f"accasta has no command 'fly'.\n{GAME_COMMANDS}"),
         ("signup bob", "PASSWORD is missing.\nsignup needs: signup USERID PASSWORD [EMAIL]"),
         (
-            "help chess",
-            "There is no game 'chess' here; games: accasta.\nhelp needs: help [GAME]",
+            "help go",
+            "There is no game 'go' here; games: accasta, chess.\nhelp needs: help [GAME]",
         ),
-        ("chess move 12 bob pw e4", "There is no game 'chess' here.\nGames: accasta"),
+        ("go move 12 bob pw e4", "There is no game 'go' here.\nGames: accasta, chess"),
         ("games", "USERID is missing.\ngames needs: games USERID"),
         (
             "vacation bob pw 0",

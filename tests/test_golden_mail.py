@@ -230,7 +230,7 @@ def correspondence(c: Correspondence) -> None:
     c.mail(BOB, "accasta ratings")
     c.mail(BOB, "password bob pw-b pw-b2")
     c.mail(BOB, "address bob pw-b2 bob@example.com")
-    c.mail(ALICE, "chess move 4 alice pw-a e4")
+    c.mail(ALICE, "go move 4 alice pw-a e4")
 
 
 def test_golden_transcript(tmp_path: Path) -> None:

@@ -426,14 +426,14 @@ def test_the_game_of_a_record() -> None:
         ('[Game "Accasta"]\n1. a1:C-d1', None),
         ('[Game "accasta"]\n1. a1:C-d1', None),
         ("1. a1:C-d1", "accasta"),
-        ('[Game "chess"]\n1. a1:C-d1', "ACCASTA"),  # the caller's word goes first
+        ('[Game "go"]\n1. a1:C-d1', "ACCASTA"),  # the caller's word goes first
     ]:
         record = parse_record(text, game)
         assert record.game == "accasta"
         assert replay(record).canonical == ["a1:C-d1"]
     assert replay(parse_record("1. a1:C-d1"), game="accasta").canonical == ["a1:C-d1"]
-    with pytest.raises(RecordError, match=r"no game 'chess' here; games: .*accasta"):
-        parse_record('[Game "chess"]\n1. e4 e5')
+    with pytest.raises(RecordError, match=r"no game 'go' here; games: .*accasta"):
+        parse_record('[Game "go"]\n1. e4 e5')
     with pytest.raises(RecordError, match="no game 'go' here"):
         parse_record("1. a1:C-d1", game="go")
     with pytest.raises(RecordError, match="no game 'go' here"):

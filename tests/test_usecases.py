@@ -289,7 +289,7 @@ def test_challenge_refusals(db: Database, site: Site) -> None:
     refused(db, NotAPlayer, ch(sender=None))
     refused(db, UnknownPlayer, ch(black="zed"))
     refused(db, BadRequest, ch(black="ALICE"))
-    refused(db, BadRequest, ch(game="chess"))
+    refused(db, BadRequest, ch(game="go"))
     refused(db, BadRequest, ch(variant="giant"))
     refused(db, BadRequest, ch(options={"castle_win": "never"}))
     refused(db, BadRequest, ch(nag_days=0))
@@ -596,7 +596,7 @@ def test_games_lists_active_boards(db: Database, site: Site, board: int) -> None
     (all_games,) = unit.run(site, ActiveBoards(alice, game="accasta"), sender=alice)
     assert f"Board {board:>5}" in all_games.body and f"Board {other:>5}" in all_games.body
     refused(db, UnknownPlayer, lambda: unit.run(site, ActiveBoards("a@b.org", "zed")))
-    refused(db, BadRequest, lambda: unit.run(site, ActiveBoards("a@b.org", game="chess")))
+    refused(db, BadRequest, lambda: unit.run(site, ActiveBoards("a@b.org", game="go")))
 
 
 # ---------------------------------------------------------------- chat and following
@@ -738,8 +738,8 @@ def test_help_and_rules(db: Database, site: Site) -> None:
     (rules,) = unit.run(site, action, who, sender=sender)
     assert rules.body == ACCASTA.help_text() and rules.subject == "Accasta - help"
     with pytest.raises(commands.CommandError) as info:  # refused as the line is read
-        help_request("help chess", sender)
-    assert "There is no game 'chess' here" in str(info.value)
+        help_request("help go", sender)
+    assert "There is no game 'go' here" in str(info.value)
     with db.read() as s:
         assert inbox.seen(s, "<h@x>") and not inbox.seen(s, "<other@x>")
 

@@ -274,7 +274,7 @@ def game_cancel(ctx: click.Context, board: int) -> None:
     default=None,
     help="The folder of the records (default: archive/ in server.data_dir).",
 )
-@click.option("--format", "fmt", type=click.Choice(archive_mod.FORMATS), default="text")
+@click.option("--format", "fmt", type=click.Choice(archive_mod.formats()), default="text")
 @click.option(
     "--since",
     default=None,
@@ -294,11 +294,15 @@ def archive(ctx: click.Context, out_dir: str | None, fmt: str, since: str | None
         boards = archive_mod.pending_boards(site, since_at, out, fmt)
         out.mkdir(parents=True, exist_ok=True)
         written = []
+        lacking: dict[str, list[str]] = {}  # game title -> boards it has no such records of
         # The bar is drawn on a terminal only; elsewhere click prints just the label.
         with click.progressbar(boards, label="archiving", file=sys.stderr) as bar:
             for board in bar:
                 try:
                     arch = archive_mod.archive_board(site, board, out, fmt)
+                except archive_mod.NoRecordFormat as exc:  # left for another format
+                    lacking.setdefault(exc.title, []).append(str(board))
+                    continue
                 except OSError as exc:  # the game stays unarchived: the next run retries it
                     raise click.ClickException(
                         f"board {board}: cannot write its record in {out}: {exc}"
@@ -306,6 +310,11 @@ def archive(ctx: click.Context, out_dir: str | None, fmt: str, since: str | None
                 written.append(arch)
         for a in written:
             click.echo(str(a.path))
+        for title, numbers in lacking.items():
+            click.echo(
+                f"{title} has no {fmt} record format: board(s) {', '.join(numbers)} not archived",
+                err=True,
+            )
         click.echo(f"{len(written)} game(s) archived in {out}", err=True)
 
 

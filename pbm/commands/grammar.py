@@ -305,9 +305,12 @@ class Grammar:
             args = read_args(command, command.args, reader)
             return Parsed(command, args, first, frozenset(reader.secrets))
         if len(words) >= 3 and words[1].lower() in self.game and NUMBER.fullmatch(words[2]):
-            # "chess move 12 ...": a game command for a game this server does not run.
+            # "go move 12 ...": a game command for a game this server does not run. Its
+            # password is where the command would have it: masked when quoted back.
+            command = self.game[words[1].lower()]
+            at = frozenset(2 + i for i, arg in enumerate(command.args) if arg.name in SECRETS)
             raise CommandError(
-                f"There is no game {words[0]!r} here.", f"Games: {listed(names) or '(none)'}"
+                f"There is no game {words[0]!r} here.", f"Games: {listed(names) or '(none)'}", at
             )
         return None
 

@@ -11,6 +11,11 @@ Games are found through the ``pbm.games`` entry point group
 (``importlib.metadata``): a game is a package and an entry point, whether it
 lives in pbm or in a distribution of its own. Accasta registers itself the
 same way (``pyproject.toml``).
+
+A game may also bring record formats of its own (``Game.record_formats``:
+PGN for chess) beside the text and JSON records every game has; the shell
+finds them with ``record_formats`` and ``record_format``, and a game written
+before they existed simply has none.
 """
 
 from __future__ import annotations
@@ -120,6 +125,42 @@ class GameRecord:
     forfeit_days: int
 
 
+@dataclass(frozen=True, slots=True)
+class ReadRecord:
+    """A record as a game's own format reads it: the tags, the moves as written, the end.
+
+    ``moves`` hold the move texts in the record's notation (``ply`` from 1)
+    with their comments; ``result`` is None for an unfinished game or one
+    whose record does not say; ``termination`` is in the words of
+    ``Outcome.termination`` (``resign``, ``forfeit``, ``checkmate``...), None
+    when the record does not say how the game ended.
+    """
+
+    tags: Mapping[str, str]
+    moves: tuple[RecordedMove, ...]
+    result: str | None
+    termination: str | None
+
+
+class RecordFormat(Protocol):
+    """A record format of a game's own (PGN for chess): how archives write it, how it is read."""
+
+    name: str  # the word after ``pbm archive --format``: "pgn"
+    suffix: str  # the archive file's ending, without the dot: "pgn"
+
+    def write(self, record: GameRecord) -> str:
+        """The record of one game in this format."""
+        ...
+
+    def read(self, text: str) -> ReadRecord:
+        """The first game of ``text``; ``ValueError`` saying where and why it cannot be read."""
+        ...
+
+    def recognizes(self, tags: Mapping[str, str]) -> bool:
+        """Whether a record with these tags, naming no game, is one of this format."""
+        ...
+
+
 class GameState(Protocol):
     """One position of a game, with everything needed to go on from it."""
 
@@ -182,7 +223,13 @@ class GameState(Protocol):
 
 
 class Game(Protocol):
-    """A game the server can run."""
+    """A game the server can run.
+
+    Optional, read through ``record_formats`` (a game may leave it out):
+    ``record_formats: tuple[RecordFormat, ...]``, the game's own record
+    formats, which ``pbm archive --format NAME`` writes and ``pbm rules
+    replay`` reads (the first that reads is used for every record of the game).
+    """
 
     name: str  # the word in mail commands and on the CLI: "accasta"
     title: str  # for people: "Accasta"
@@ -274,3 +321,14 @@ def get(name: str) -> Game:
 def names() -> tuple[str, ...]:
     """The names of every game this server runs, sorted."""
     return tuple(registry())
+
+
+def record_formats(game: Game) -> tuple[RecordFormat, ...]:
+    """The record formats of ``game``'s own (``Game.record_formats``); none if it has none."""
+    formats: tuple[RecordFormat, ...] = getattr(game, "record_formats", ())
+    return formats
+
+
+def record_format(game: Game, name: str) -> RecordFormat | None:
+    """``game``'s own record format called ``name`` (case-insensitive), or None."""
+    return next((f for f in record_formats(game) if f.name == name.lower()), None)

@@ -280,15 +280,25 @@ def _timing(view: BoardView) -> list[str]:
 
 
 def render_board_mail(
-    view: BoardView, recipient: str | None = None, headline: str = ""
+    view: BoardView, recipient: str | None = None, headline: str = "", seat: int | None = None
 ) -> tuple[str, str]:
     """The subject and body of a board mail for ``recipient`` (a userid, or None).
 
     ``headline`` (e.g. ``alice resigned.``) opens the body. The player to
     move is told the exact command that would play, with board and userid
-    filled in.
+    filled in. The diagram is drawn as ``recipient``'s seat sees it, or
+    ``seat``'s when it is given (a board shown to a player by address).
     """
-    return render_board_mails(view, [recipient], headline)[0]
+    seats = [seat if seat is not None else _reader_seat(view, recipient)]
+    return render_board_mails(view, [recipient], headline, seats)[0]
+
+
+def _reader_seat(view: BoardView, reader: str | None) -> int | None:
+    """The seat of the player called ``reader`` (None for anyone else): his side of the board."""
+    for seat, name in enumerate(view.players):
+        if reader is not None and name.lower() == reader.lower():
+            return seat
+    return None
 
 
 def render_board_text(view: BoardView) -> tuple[str, str]:
@@ -297,14 +307,26 @@ def render_board_text(view: BoardView) -> tuple[str, str]:
 
 
 def render_board_mails(
-    view: BoardView, recipients: Sequence[str | None], headline: str = ""
+    view: BoardView,
+    recipients: Sequence[str | None],
+    headline: str = "",
+    seats: Sequence[int | None] | None = None,
 ) -> list[tuple[str, str]]:
-    """``render_board_mail`` for each of ``recipients``; what they share is made once."""
-    return _render(view, recipients, headline, replies=True)
+    """``render_board_mail`` for each of ``recipients``; what they share is made once.
+
+    Each sees the diagram from his seat (``seats``, by default the recipients'),
+    drawn once a seat.
+    """
+    return _render(view, recipients, headline, seats, replies=True)
 
 
 def _render(
-    view: BoardView, recipients: Sequence[str | None], headline: str, *, replies: bool
+    view: BoardView,
+    recipients: Sequence[str | None],
+    headline: str,
+    seats: Sequence[int | None] | None = None,
+    *,
+    replies: bool,
 ) -> list[tuple[str, str]]:
     body: list[str] = []
     if headline:
@@ -318,15 +340,20 @@ def _render(
     body += _state_lines(view)
     body += ["", "Moves:", *move_list(view.moves), ""]
     ended = None if view.status in ("active", "waiting") else _ending(view)
-    body += view.state.diagram(ended=ended).rstrip("\n").splitlines()
     head = "\n".join(line.rstrip() for line in body)
     timing = [line.rstrip() for line in _timing(view)]
     subject = board_subject(view)
+    diagrams: dict[int | None, str] = {}
+    if seats is None:
+        seats = [_reader_seat(view, recipient) for recipient in recipients]
     out = []
-    for recipient in recipients:
+    for recipient, seat in zip(recipients, seats, strict=True):
+        if seat not in diagrams:
+            lines = view.state.diagram(seat, ended).rstrip("\n").splitlines()
+            diagrams[seat] = "\n".join(line.rstrip() for line in lines)
         how = ["", *(line.rstrip() for line in _how_to_reply(view, recipient))] if replies else []
         tail = [*how, "", *timing]
-        out.append((subject, head + "\n" + "\n".join(tail) + "\n"))
+        out.append((subject, f"{head}\n{diagrams[seat]}\n" + "\n".join(tail) + "\n"))
     return out
 
 

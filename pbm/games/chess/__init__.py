@@ -1,0 +1,162 @@
+"""Chess, with python-chess as the rules engine.
+
+``notation`` reads moves and ``refusals`` says why one is refused;
+``ending`` knows how a game ends and which draws may be claimed;
+``diagram`` draws the board; ``pgn`` writes and reads game records (the
+game's own record format, ``pbm archive --format pgn``); ``help``
+is the text of ``help chess``. Every rule is python-chess's: this package
+only translates between it and the ``pbm.games`` protocol. ``CHESS`` is the
+game as the server sees it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import chess
+
+from pbm.games import IllegalMove, Option, Outcome, RecordFormat, check_declared_options
+from pbm.games.chess import ending
+from pbm.games.chess.diagram import render
+from pbm.games.chess.help import HELP
+from pbm.games.chess.notation import looks_like_move, parse_move
+from pbm.games.chess.pgn import PGN
+
+__all__ = ["CHESS", "STANDARD", "Chess", "ChessState"]
+
+STANDARD = "standard"
+
+
+@dataclass(frozen=True, slots=True)
+class ChessState:
+    """A game of chess: the starting position and the moves played from it.
+
+    The moves, not just the position, are the state: threefold and fivefold
+    repetition look back over them. ``board`` is the position they lead to,
+    built once and never changed afterwards, but for the push and pop by
+    which python-chess looks ahead (a SAN's check sign, a claim), which leave
+    it as it was: a state is a value, but not one for two threads at once.
+    ``ending`` and ``claimable`` are worked out once, when the state is made.
+    """
+
+    start: str  # FEN of the starting position
+    moves: tuple[str, ...]  # UCI, from the start
+    board: chess.Board = field(compare=False, repr=False)
+    ending: Outcome | None = field(compare=False, repr=False)
+    claimable: str | None = field(compare=False, repr=False)
+
+    @classmethod
+    def of(cls, start: str, moves: tuple[str, ...], board: chess.Board) -> ChessState:
+        """The state whose position ``board`` is: taken over, not copied, so no one else's."""
+        # Judging the end pushes and pops moves on ``board``: safe while no one shares it.
+        return cls(start, moves, board, ending.outcome_of(board), ending.claimable(board))
+
+    @property
+    def variant(self) -> str:
+        return STANDARD
+
+    @property
+    def options(self) -> Mapping[str, str]:
+        return {}
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+    @property
+    def to_move(self) -> int:
+        return ending.seat_of(self.board.turn)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self.ending
+
+    def play(self, text: str) -> tuple[ChessState, str]:
+        if self.ending is not None:
+            raise IllegalMove(f"the game is over: {ending.over(self.ending)}")
+        move = parse_move(self.board, text)
+        san = self.board.san(move)
+        board = self.board.copy()
+        board.push(move)
+        return ChessState.of(self.start, (*self.moves, move.uci()), board), san
+
+    def legal_moves(self) -> list[str]:
+        if self.ending is not None:
+            return []
+        return sorted(self.board.san(move) for move in self.board.legal_moves)
+
+    def example_move(self) -> str | None:
+        if self.ending is not None:
+            return None
+        move = next(iter(self.board.legal_moves), None)
+        return self.board.san(move) if move is not None else None
+
+    def diagram(self, seat: int | None = None, ended: str | None = None) -> str:
+        return render(self.board, seat, self.ending, self.claimable, ended)
+
+    def claim_draw(self) -> Outcome:
+        return ending.claim(self.board)
+
+    def dump(self) -> str:
+        return json.dumps(
+            {"variant": STANDARD, "start": self.start, "moves": " ".join(self.moves)},
+            separators=(",", ":"),
+        )
+
+    @property
+    def fen(self) -> str:
+        """The position in FEN, as analysis programs read it."""
+        return self.board.fen()
+
+
+class Chess:
+    """The game of chess for the registry."""
+
+    name = "chess"
+    title = "Chess"
+    variants: tuple[str, ...] = (STANDARD,)
+    options: tuple[Option, ...] = ()
+    seat_names: tuple[str, str] = ("White", "Black")
+    seat_words: tuple[tuple[str, ...], tuple[str, ...]] = (
+        ("white", "weiß", "weiss", "blanc", "blancs", "bianco", "blancas"),
+        ("black", "schwarz", "noir", "noirs", "nero", "negras"),
+    )
+    notation_examples: tuple[str, ...] = ("e4", "Nf3", "O-O", "e7e8q", "Ng1-f3")
+    draw_offers = True
+    record_formats: tuple[RecordFormat, ...] = (PGN,)
+
+    def looks_like_move(self, text: str) -> bool:
+        return looks_like_move(text)
+
+    def check_options(self, variant: str, options: Mapping[str, str]) -> dict[str, str]:
+        return check_declared_options(self, variant, options)[1]
+
+    def new(
+        self, variant: str | None = None, options: Mapping[str, str] | None = None
+    ) -> ChessState:
+        self.check_options(variant or STANDARD, options or {})
+        return ChessState.of(chess.STARTING_FEN, (), chess.Board())
+
+    def load(self, data: str) -> ChessState:
+        d = json.loads(data)
+        self.check_options(d["variant"], {})
+        start = d["start"]
+        board = chess.Board(start)
+        moves = tuple(d["moves"].split())
+        for n, uci in enumerate(moves, 1):
+            try:
+                move = board.parse_uci(uci)
+            except ValueError:
+                raise ValueError(f"stored chess game: move {n} ({uci}) is not legal") from None
+            if not move:
+                raise ValueError(f"stored chess game: move {n} is a null move")
+            board.push(move)
+        return ChessState.of(start, moves, board)
+
+    def help_text(self) -> str:
+        return HELP
+
+
+CHESS = Chess()
