@@ -26,5 +26,6 @@ lint: install
 	$(BIN)/mypy
 
 test: install lint
+	bash scripts/ensure-tools
 	bash scripts/ensure-postgres
 	$(BIN)/pytest

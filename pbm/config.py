@@ -72,6 +72,7 @@ class OutboundConfig:
     password: str = ""
     max_attempts: int = 20
     retry_base_seconds: float = 30.0
+    poll_seconds: float = 10.0
 
 
 @dataclass(frozen=True)

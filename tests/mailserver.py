@@ -1,6 +1,7 @@
 """End-to-end harness: a real ``pbm serve`` process, a real SMTP sink, real SMTP clients.
 
-``PbmServer`` writes a config into a temporary folder, runs ``pbm init`` and
+``PbmServer`` writes a config into a temporary folder, runs ``pbm init`` (once per
+test session for the embedded default, whose result is then copied) and
 ``pbm serve`` as subprocesses, and learns where it listens (a loopback port,
 or a unix socket for LMTP behind a mail server) from the server's first line.
 ``Sink`` is an aiosmtpd server the test starts: the relay the server delivers
@@ -10,16 +11,19 @@ deadline; nothing sleeps to let time pass.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import email
 import os
 import queue
 import re
+import shutil
 import signal
 import smtplib
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -150,6 +154,29 @@ def body_of(msg: EmailMessage) -> str:
     return content
 
 
+_TEMPLATE: list[Path] = []  # a site ``pbm init`` made, once per test session
+
+
+def _copy_initialised(root: Path) -> None:
+    """Give ``root`` what ``pbm init`` writes on the embedded default (a config with
+    relative paths and a migrated SQLite file), copied from one made once: running
+    ``pbm init`` for every end-to-end test costs seconds each."""
+    if not _TEMPLATE:
+        made = Path(tempfile.mkdtemp(prefix="pbm-site-"))
+        atexit.register(shutil.rmtree, made, True)
+        env = dict(os.environ, PBM_CONFIG=str(made / "pbm.toml"), PBM_DATABASE_URL="")
+        subprocess.run(
+            [sys.executable, "-m", "pbm", "init"],
+            env=env,
+            cwd=made,
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        _TEMPLATE.append(made)
+    shutil.copytree(_TEMPLATE[0], root, dirs_exist_ok=True)
+
+
 @dataclass
 class PbmServer:
     """A ``pbm serve`` process with its own config, data folder and database."""
@@ -182,6 +209,9 @@ class PbmServer:
                 "PBM_OUTBOUND_SMTP_HOST": "127.0.0.1",
                 "PBM_OUTBOUND_SMTP_PORT": str(self.sink_port or 1),
                 "PBM_OUTBOUND_RETRY_BASE_SECONDS": "0.2",
+                # `pbm tick` and other CLI commands queue mail without waking the
+                # server's sender: it looks every 0.2 s rather than every 10 s.
+                "PBM_OUTBOUND_POLL_SECONDS": "0.2",
                 "PBM_SERVER_LOG_LEVEL": "INFO",
                 # Every test client is 127.0.0.1, and a correspondence of many mails
                 # is no flood: the per-client rates (tests/test_listener.py) are off
@@ -210,7 +240,10 @@ class PbmServer:
 
     def start(self) -> None:
         if not self.config_path.exists():
-            self.pbm("init")
+            if self.database_url or "PBM_SERVER_DATA_DIR" in self.extra_env:
+                self.pbm("init")
+            else:
+                _copy_initialised(self.root)
         log = open(self.root / "serve.log", "a")  # noqa: SIM115 - closed with the process
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "pbm", "serve"],

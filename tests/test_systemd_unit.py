@@ -1,6 +1,6 @@
 """``contrib/pbm.service``: systemd finds nothing wrong with it, and its ExecStart runs a server.
 
-``systemd-analyze verify`` (Debian's systemd package; ``.ci/run`` installs it)
+``systemd-analyze verify`` (Debian's systemd package; ``make test`` installs it)
 checks the unit with its binary path pointed at this installation's ``pbm``
 (verify wants the program to exist). Then the ExecStart line, as the unit
 writes it with only the program and the config file swapped for the test's,
@@ -54,7 +54,7 @@ def exec_start(values: dict[str, list[str]], config: Path) -> list[str]:
 
 def test_systemd_analyze_verify_finds_nothing(tmp_path: Path) -> None:
     analyze = shutil.which("systemd-analyze")
-    assert analyze, "systemd-analyze is missing: apt-get install systemd (.ci/run does)"
+    assert analyze, "systemd-analyze is missing: apt-get install systemd (make test does)"
     text = UNIT.read_text(encoding="utf-8")
     program = shlex.split(unit_values(text)["Service.ExecStart"][0])[0]
     unit = tmp_path / "pbm.service"

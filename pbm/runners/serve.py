@@ -126,6 +126,7 @@ class Server:
             transport_from_config(self.config),
             worker=self.worker_id,
             concurrency=SEND_CONCURRENCY,
+            poll_seconds=self.config.outbound.poll_seconds,
         )
         tasks = [
             asyncio.create_task(sender.run_forever(self.stopping, self.outbox_wake), name="outbox"),
