@@ -8,8 +8,8 @@ and waits until the board mail answering it has been written to the
 Maildir, then sends the next. ``--mode reply`` (the default): the move alone,
 to the board's reply-token address. ``--mode subject``: the classic
 ``accasta move B UID PW MOVE`` as the Subject, to the server's address, with
-the password in every mail (checked with scrypt; remembered verifications
-make the repeats cheap). Reported:
+the password in every mail (checked with argon2id; remembered verifications
+make the repeats cheap: the second p99 leaves each player's first mail out). Reported:
 
 - moves/s over the whole run;
 - server-side latency, from the mail accepted (the inbox row, committed
@@ -355,6 +355,10 @@ def run_pbm(
         return v.timestamp()  # type: ignore[attr-defined,no-any-return]
 
     server_lat = [seconds(b) - seconds(a) for a, b, _ in rows]
+    # Each player's first mail: in subject mode its password is verified cold (argon2id);
+    # the later ones find the verification remembered.
+    firsts = {mid for script in scripts for _, _, mid, _ in script[:2]}
+    warm_lat = [seconds(b) - seconds(a) for a, b, mid in rows if mid not in firsts]
     # The reply's file in new/, as the client saw it, after its outbox row was written.
     to_maildir = [watcher.arrived[mid] - seconds(b) for _, b, mid in rows if mid in watcher.arrived]
     send_lat = [seconds(b) - seconds(a) for a, b in sending]
@@ -366,6 +370,7 @@ def run_pbm(
         "rate": applied / wall,
         "srv_p50": pct(server_lat, 50) * 1000,
         "srv_p99": pct(server_lat, 99) * 1000,
+        "warm_p99": pct(warm_lat, 99) * 1000,
         "rt_p50": pct(round_trips, 50) * 1000,
         "rt_p99": pct(round_trips, 99) * 1000,
         "rt_mean": statistics.fmean(round_trips) * 1000,
@@ -450,6 +455,7 @@ def main() -> None:
     print(f"  moves/s                         {r['rate']:8.1f}   (target >= 150)")
     print(f"  accepted -> reply written  p50  {r['srv_p50']:8.1f} ms")
     print(f"  accepted -> reply written  p99  {r['srv_p99']:8.1f} ms   (target < 300)")
+    print(f"    ... each player's first mail left out {r['warm_p99']:5.1f} ms")
     print(f"  reply written -> sent      p50  {r['send_p50']:8.1f} ms")
     print(f"  reply written -> sent      p99  {r['send_p99']:8.1f} ms")
     print(f"  reply written -> in Maildir p50 {r['file_p50']:8.1f} ms")

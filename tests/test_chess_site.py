@@ -25,7 +25,7 @@ from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Claim, Move, Resign
 from pbm.usecases.proposals import Accept, OfferDraw
 from pbm.usecases.reading import Show
-from pbm.usecases.refusals import IllegalMoveRefused
+from pbm.usecases.refusals import BoardChanged, IllegalMoveRefused
 from pbm.usecases.site import Site
 
 PLAYERS = ("alice", "bob")
@@ -110,6 +110,30 @@ def test_a_draw_offered_and_accepted(site: Site) -> None:
     done = queries.board(site, board)
     assert (done.result, done.termination) == ("1/2-1/2", "agreement")
     assert "bob accepted alice's draw offer" in mail_to(replies, "alice").body
+
+
+def test_a_draw_offer_is_on_the_board_until_answered(site: Site) -> None:
+    board = new_board(site)
+    play(site, board, ("d4", "d5"))
+    as_player(site, "alice", OfferDraw(board))
+    shown = as_player(site, "bob", Show(board, "bob@example.org"))[0].body
+    assert "alice offers a draw." in shown
+    replies = play(site, board, ("c4",))  # the next move ends the offer
+    assert "offers a draw" not in mail_to(replies, "bob").body
+
+
+def test_moves_are_numbered_as_chess_numbers_them(site: Site) -> None:
+    board = new_board(site)
+    mail = mail_to(play(site, board, ("e4", "e5", "Nf3")), "bob").body
+    assert "Move 2, alice (White): Nf3" in mail
+    assert "bob (Black) to move: move 2." in mail
+    assert f"chess move {board} bob PASSWORD" in mail and "#2\n" in mail
+    assert "2. Nf3" in mail  # the move list agrees
+    with pytest.raises(BoardChanged) as stale:
+        as_player(site, "bob", Move(board, "Nc6#3"))
+    assert f"meant as move 3, but board {board} is at move 2 now" in stale.value.message
+    as_player(site, "bob", Move(board, "Nc6#2"))  # Black's move 2
+    assert queries.board(site, board).ply == 4
 
 
 def test_threefold_repetition_claimed_refused_then_granted(site: Site) -> None:

@@ -21,7 +21,7 @@ before they existed simply has none.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from importlib.metadata import entry_points
@@ -229,6 +229,10 @@ class Game(Protocol):
     ``record_formats: tuple[RecordFormat, ...]``, the game's own record
     formats, which ``pbm archive --format NAME`` writes and ``pbm rules
     replay`` reads (the first that reads is used for every record of the game).
+
+    Optional, read through ``move_number``: ``move_number(ply) -> int``, the
+    number players give the turn played as the game's ``ply``-th (chess: White's
+    and Black's move 4 are plies 7 and 8). Without it a move's number is its ply.
     """
 
     name: str  # the word in mail commands and on the CLI: "accasta"
@@ -321,6 +325,13 @@ def get(name: str) -> Game:
 def names() -> tuple[str, ...]:
     """The names of every game this server runs, sorted."""
     return tuple(registry())
+
+
+def move_number(game: Game, ply: int) -> int:
+    """The number players give the ``ply``-th turn of ``game`` (``Game.move_number``;
+    the ply itself when the game numbers every turn)."""
+    number: Callable[[int], int] | None = getattr(game, "move_number", None)
+    return ply if number is None else number(ply)
 
 
 def record_formats(game: Game) -> tuple[RecordFormat, ...]:

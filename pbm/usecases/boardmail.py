@@ -15,7 +15,7 @@ final board, each player's rating change. Every line fits in 78 characters
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -70,12 +70,15 @@ class BoardView:
     forfeit_days: int
     undo_request_by: str | None = None
     cancel_request_by: str | None = None
+    draw_offer_by: str | None = None
     subscribers: Sequence[str] = field(default_factory=tuple)
     next_nag_at: datetime | None = None  # the next reminder (None: no more before forfeit)
     forfeit_at: datetime | None = None
     clock_notes: Sequence[str] = field(default_factory=tuple)  # vacations, site pause
     rating_changes: Sequence[RatingChange] = field(default_factory=tuple)
     waiting_for: str | None = None  # a challenge: the player who has yet to accept
+    # The number players give a ply (chess counts pairs); ``Game.move_number``.
+    move_number: Callable[[int], int] = int
 
     @property
     def players(self) -> tuple[str, str]:
@@ -161,7 +164,8 @@ def _last_move(view: BoardView) -> list[str]:
     m = view.moves[-1]
     seat = (m.ply - 1) % 2
     queued = " (queued)" if m.queued else ""
-    lines = [f"Move {m.ply}, {_seat_label(view, seat)}: {m.notation}{queued}"]
+    number = view.move_number(m.ply)
+    lines = [f"Move {number}, {_seat_label(view, seat)}: {m.notation}{queued}"]
     if m.comment.strip():
         lines.append(f"{view.players[seat]} writes:")
         lines.extend(wrap(m.comment.strip(), indent="  > "))
@@ -182,11 +186,14 @@ def _state_lines(view: BoardView) -> list[str]:
         return lines + _rating_lines(view)
     if view.status == "finished":
         return ["The game is over."]
-    lines = [f"{_seat_label(view, view.state.to_move)} to move: move {view.state.ply + 1}."]
+    number = view.move_number(view.state.ply + 1)
+    lines = [f"{_seat_label(view, view.state.to_move)} to move: move {number}."]
     if view.undo_request_by:
         lines.append(f"{view.undo_request_by} asks to take back the last move.")
     if view.cancel_request_by:
         lines.append(f"{view.cancel_request_by} asks to cancel this board.")
+    if view.draw_offer_by:
+        lines.append(f"{view.draw_offer_by} offers a draw.")
     return lines
 
 
@@ -231,7 +238,7 @@ def _how_to_reply(view: BoardView, recipient: str | None) -> list[str]:
     lines = ["How to reply:"]
     if me is not None and me == view.to_move_name:
         example = view.state.example_move() or "MOVE"
-        nxt = view.state.ply + 1
+        nxt = view.move_number(view.state.ply + 1)
         lines += [
             "  Reply to this mail with just your move on the first line, e.g.",
             f"    {example}",
@@ -416,12 +423,14 @@ def board_view(board: Board, now: datetime) -> BoardView:
         forfeit_days=board.forfeit_days,
         undo_request_by=board.name(board.undo_request_by) if board.undo_request_by else None,
         cancel_request_by=board.name(board.cancel_request_by) if board.cancel_request_by else None,
+        draw_offer_by=board.name(board.draw_offer_by) if board.draw_offer_by else None,
         subscribers=[f.userid or f.email or "" for f in board.followers],
         next_nag_at=next_nag_at,
         forfeit_at=forfeit_at,
         clock_notes=notes,
         rating_changes=changes,
         waiting_for=board.name(board.challenged) if board.challenged else None,
+        move_number=board.move_number,
     )
 
 

@@ -145,10 +145,11 @@ class Move:
         mover = acting(actor)
         board = world.board(self.board)
         seat = seat_in_play(board, mover)
-        if expect is not None and expect != board.ply + 1:
+        due = board.move_number(board.ply + 1)
+        if expect is not None and expect != due:
             raise BoardChanged(
                 f"Your move was meant as move {expect}, but board {board.number} is at "
-                f"move {board.ply + 1} now. Look at the board and send a new move."
+                f"move {due} now. Look at the board and send a new move."
             )
         state = board.state
         if state.to_move != seat:
@@ -173,9 +174,10 @@ class Move:
             if after.moves[-1] is not mine:
                 theirs = after.moves[-1]
                 headline = (
-                    f"{mover.display} played {mine.notation} (move {mine.ply}); "
-                    f"{after.name(theirs.userid)}'s queued answer {theirs.notation} was "
-                    f"played at once (move {theirs.ply})."
+                    f"{mover.display} played {mine.notation} "
+                    f"(move {after.move_number(mine.ply)}); {after.name(theirs.userid)}'s "
+                    f"queued answer {theirs.notation} was played at once "
+                    f"(move {after.move_number(theirs.ply)})."
                 )
                 if mine.comment.strip():
                     quoted = "\n".join(wrap(mine.comment.strip(), indent="  > "))
@@ -270,7 +272,8 @@ def answer_from_queue(
     if chosen is not None:
         text, new_state, canonical = chosen
         board = played(board, owner, new_state, canonical, text, "", now, queued=True)
-        head = f"Your queued move {canonical} was played at once as move {new_state.ply}."
+        number = board.move_number(new_state.ply)
+        head = f"Your queued move {canonical} was played at once as move {number}."
     else:
         head = (
             f"None of your queued moves could be played after {them}'s {theirs.notation}, "

@@ -46,23 +46,26 @@ class Undo:
                 "You can only ask to take back your own last move, before your opponent has moved."
             )
         if board.undo_request_by is not None:
-            raise BadRequest(f"Taking back move {last.ply} was already asked for.")
+            raise BadRequest(
+                f"Taking back move {board.move_number(last.ply)} was already asked for."
+            )
         after = replace(board, undo_request_by=me.userid)
         opp = board.people[board.player_at(1 - seat)]
         cmd = f"{board.game} accept {board.number} {opp.display} PASSWORD"
         title = f"{board.title()} - undo asked"
+        number = board.move_number(last.ply)
         replies = [
             _asking(
                 board,
                 opp.userid,
                 title,
-                f"{me.display} asks to take back move {last.ply} ({last.notation}). Reply to "
+                f"{me.display} asks to take back move {number} ({last.notation}). Reply to "
                 f"this mail with accept or reject, or send: {cmd} (or reject).",
             ),
             note(
                 me.account.email,
                 title,
-                f"You asked {opp.display} to let you take back move {last.ply}.",
+                f"You asked {opp.display} to let you take back move {number}.",
                 board.number,
                 counted=False,
             ),
@@ -240,7 +243,8 @@ class Accept:
             queue=(),
         )
         headline = (
-            f"{me.display} agreed: move {last.ply} ({last.notation}) by {requester} was taken back."
+            f"{me.display} agreed: move {board.move_number(last.ply)} ({last.notation}) "
+            f"by {requester} was taken back."
         )
         if dropped:
             headline += " The queued moves on this board were dropped."

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pbm import ratings as elo
+from pbm.games import move_number
 from pbm.replies import Reply
 from pbm.usecases.auth import Actor
 from pbm.usecases.boardmail import board_subject, board_view, follows, render_board_mail
@@ -106,7 +107,8 @@ class LegalMoves:
         view = board_view(board, world.now)
         legal = view.state.legal_moves() if board.status == "active" else []
         if legal:
-            head = f"{len(legal)} legal moves for {view.to_move_name} (move {board.ply + 1}):"
+            number = board.move_number(board.ply + 1)
+            head = f"{len(legal)} legal moves for {view.to_move_name} (move {number}):"
             lines = [head, "", *wrap("  ".join(legal))]
             if (reader := reader_on(board, self.to)) is not None and reader[1] is None:
                 lines += ["", "To play one of them, reply to this mail with it."]
@@ -134,7 +136,7 @@ class ActiveBoards:
         lines = [
             f"Board {b.board:>5}  {b.game} {b.variant:<8}  {b.white} - {b.black}  "
             + (
-                f"move {b.ply + 1}, {b.to_move} to move"
+                f"move {move_number(rules_of(b.game), b.ply + 1)}, {b.to_move} to move"
                 if b.status == "active"
                 else f"waiting for {b.to_move} to accept"
             )

@@ -25,7 +25,7 @@ from sqlmodel import Session
 
 from pbm import games
 from pbm.config import Config
-from pbm.games import Game, GameState
+from pbm.games import Game, GameState, move_number
 from pbm.store.tables import (
     ClockPause,
     Move,
@@ -255,6 +255,10 @@ class Board:
         """How a player is named in mail: as he signed up."""
         account = self.people.get(userid)
         return account.display if account is not None else userid
+
+    def move_number(self, ply: int) -> int:
+        """The number players give the ``ply``-th turn (chess counts pairs of them)."""
+        return move_number(self.rules, ply)
 
     def title(self) -> str:
         """The game's title and the board's number: ``<Title> Board 12``."""

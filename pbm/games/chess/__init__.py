@@ -130,6 +130,10 @@ class Chess:
     def looks_like_move(self, text: str) -> bool:
         return looks_like_move(text)
 
+    def move_number(self, ply: int) -> int:
+        """Chess numbers a move pair: plies 1 and 2 are move 1."""
+        return (ply + 1) // 2
+
     def check_options(self, variant: str, options: Mapping[str, str]) -> dict[str, str]:
         return check_declared_options(self, variant, options)[1]
 
