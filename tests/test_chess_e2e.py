@@ -120,7 +120,7 @@ def test_chess_games_by_mail_to_the_pgn_archive(
     mate.answered()
     mate.reply(BOB, "e7-e5")
     mate.answered()
-    mate.command(ALICE, "move Bc4#3", subject=False)
+    mate.command(ALICE, "move Bc4#2", subject=False)  # White's move 2
     mate.answered()
     mate.play_by_reply(("Nb8-c6", "d1h5", "Nf6", "Qxf7#"), first=BOB)
     assert all(ENDED.search(str(m["Subject"])) for m in mate.last.values())
@@ -163,7 +163,7 @@ def test_chess_games_by_mail_to_the_pgn_archive(
     assert re.search(r"5\. O-O +O-O-O", body_of(castled.last[ALICE]))
     promoted = Table(server, sink, "chess challenge alice bob")
     promoted.play_by_reply(("e4", "d5", "exd5", "c6", "dxc6", "Qb6", "cxb7", "Qxb2", "b7a8q"))
-    assert "Move 9, alice (White): bxa8=Q" in body_of(promoted.last[BOB])
+    assert "Move 5, alice (White): bxa8=Q" in body_of(promoted.last[BOB])
     promoted.reply(BOB, "resign")
     promoted.answered()
 
@@ -233,23 +233,23 @@ def test_correspondence_extras_for_chess(server: PbmServer, sink: Sink) -> None:
         sink.wait_for(BOB, table.status("queued moves"))
     table.reply(ALICE, "e4")  # bob's answer is played at once: one board mail each
     table.answered()
-    assert "Move 2, bob (Black): e5 (queued)" in body_of(table.last[ALICE])
+    assert "Move 1, bob (Black): e5 (queued)" in body_of(table.last[ALICE])
     note = flat(body_of(table.last[BOB]))
     assert "d7d5 if d4: dropped, alice played e4." in note
 
     table.play_by_reply(("Nf3",))
     table.reply(ALICE, "undo")
     asked = sink.wait_for(BOB, table.status("undo asked"))
-    assert "alice asks to take back move 3 (Nf3)" in flat(body_of(asked))
+    assert "alice asks to take back move 2 (Nf3)" in flat(body_of(asked))
     server.send(BOB, f"Re: {asked['Subject']}", "accept\n", to=reply_to(asked))
     table.answered()
-    assert "move 3 (Nf3) by alice was taken back" in flat(body_of(table.last[ALICE]))
+    assert "move 2 (Nf3) by alice was taken back" in flat(body_of(table.last[ALICE]))
     table.play_by_reply(("Bc4",))
     table.reply(BOB, "chat Careful with that bishop!")
     chat = sink.wait_for(ALICE, table.status("chat from bob"))
     assert "Careful with that bishop!" in body_of(chat)
     follower = ""  # carol's board mails, one a move, until the one after Bc4
-    while "Move 3, alice (White): Bc4" not in follower:
+    while "Move 2, alice (White): Bc4" not in follower:
         follower = body_of(sink.wait_for(CAROL, re.compile(rf"Board {board} - \w+ to move$")))
     assert ranks(follower)[0] == "8"  # a follower sees White's side
 
