@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import email
+import functools
 import os
 import queue
 import re
@@ -154,27 +155,23 @@ def body_of(msg: EmailMessage) -> str:
     return content
 
 
-_TEMPLATE: list[Path] = []  # a site ``pbm init`` made, once per test session
-
-
-def _copy_initialised(root: Path) -> None:
-    """Give ``root`` what ``pbm init`` writes on the embedded default (a config with
-    relative paths and a migrated SQLite file), copied from one made once: running
-    ``pbm init`` for every end-to-end test costs seconds each."""
-    if not _TEMPLATE:
-        made = Path(tempfile.mkdtemp(prefix="pbm-site-"))
-        atexit.register(shutil.rmtree, made, True)
-        env = dict(os.environ, PBM_CONFIG=str(made / "pbm.toml"), PBM_DATABASE_URL="")
-        subprocess.run(
-            [sys.executable, "-m", "pbm", "init"],
-            env=env,
-            cwd=made,
-            check=True,
-            capture_output=True,
-            timeout=120,
-        )
-        _TEMPLATE.append(made)
-    shutil.copytree(_TEMPLATE[0], root, dirs_exist_ok=True)
+@functools.cache
+def _initialised_site() -> Path:
+    """A site ``pbm init`` made on the embedded default (a config with relative paths
+    and a migrated SQLite file), once per test session: running ``pbm init`` for
+    every end-to-end test costs seconds each, copying it does not."""
+    made = Path(tempfile.mkdtemp(prefix="pbm-site-"))
+    atexit.register(shutil.rmtree, made, True)
+    env = dict(os.environ, PBM_CONFIG=str(made / "pbm.toml"), PBM_DATABASE_URL="")
+    subprocess.run(
+        [sys.executable, "-m", "pbm", "init"],
+        env=env,
+        cwd=made,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    return made
 
 
 @dataclass
@@ -243,7 +240,7 @@ class PbmServer:
             if self.database_url or "PBM_SERVER_DATA_DIR" in self.extra_env:
                 self.pbm("init")
             else:
-                _copy_initialised(self.root)
+                shutil.copytree(_initialised_site(), self.root, dirs_exist_ok=True)
         log = open(self.root / "serve.log", "a")  # noqa: SIM115 - closed with the process
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "pbm", "serve"],

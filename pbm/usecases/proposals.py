@@ -45,15 +45,13 @@ class Undo:
             raise BadRequest(
                 "You can only ask to take back your own last move, before your opponent has moved."
             )
+        number = board.move_number(last.ply)
         if board.undo_request_by is not None:
-            raise BadRequest(
-                f"Taking back move {board.move_number(last.ply)} was already asked for."
-            )
+            raise BadRequest(f"Taking back move {number} was already asked for.")
         after = replace(board, undo_request_by=me.userid)
         opp = board.people[board.player_at(1 - seat)]
         cmd = f"{board.game} accept {board.number} {opp.display} PASSWORD"
         title = f"{board.title()} - undo asked"
-        number = board.move_number(last.ply)
         replies = [
             _asking(
                 board,
