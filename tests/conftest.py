@@ -59,6 +59,21 @@ class Clock:
         self.now += timedelta(**kw)
 
 
+@dataclass(frozen=True)
+class Row:
+    """Stands in for an outbox row where only the message fields matter."""
+
+    to_addr: str = "bob@example.net"
+    subject: str = "Accasta Board 12 - bob to move"
+    body: str = "Hello bob.\n"
+    board: int | None = None
+    reply_as: str | None = None
+    reply_key: str | None = None
+    in_reply_to: str | None = None
+    message_id: str = "<1.abc@example.org>"
+    created_at: datetime = T0
+
+
 def _admin_url() -> sa.URL:
     url = make_url(POSTGRES_URL)
     if url.drivername in ("postgresql", "postgres"):

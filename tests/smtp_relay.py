@@ -14,12 +14,37 @@ import email
 import email.policy
 import socket
 import warnings
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
+from typing import Any, TypeVar
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
+
+from pbm.config import Config, from_mapping
+
+T = TypeVar("T")
+
+
+def run(coro: Awaitable[T]) -> T:
+    """Run ``coro`` to its end in an event loop of its own (as a test's relay needs)."""
+
+    async def main() -> T:
+        return await coro
+
+    return asyncio.run(main())
+
+
+def outbound_config(**outbound: Any) -> Config:
+    """A config of the server ``pbm@example.org`` with these ``[outbound]`` settings."""
+    return from_mapping(
+        {
+            "mail": {"address": "pbm@example.org", "from_name": "PBM Server", "secret": "s"},
+            "outbound": outbound,
+        },
+        env={},
+    )
 
 
 @dataclass

@@ -5,12 +5,12 @@ from __future__ import annotations
 import email
 import email.policy
 import email.utils
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from dataclasses import replace
 from email.message import EmailMessage
 from typing import Any
 
 import pytest
+from conftest import T0, Row
 
 from pbm.config import Config, from_mapping
 from pbm.mail.addresses import parse_token_address, token_address
@@ -23,27 +23,10 @@ from pbm.mail.message import (
     wrap_line,
 )
 
-T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=UTC)
-
 
 def make_config(secret: str = "s", **mail: Any) -> Config:
     fields = {"address": "pbm@example.org", "from_name": "PBM Server", "secret": secret, **mail}
     return from_mapping({"mail": fields}, env={})
-
-
-@dataclass(frozen=True)
-class Row:
-    """Stands in for an outbox row where only the message fields matter."""
-
-    to_addr: str = "bob@example.net"
-    subject: str = "Accasta Board 12 - bob to move"
-    body: str = "Hello bob.\n"
-    board: int | None = None
-    reply_as: str | None = None
-    reply_key: str | None = None
-    in_reply_to: str | None = None
-    message_id: str = "<1.abc@example.org>"
-    created_at: datetime = T0
 
 
 def parse(data: bytes) -> EmailMessage:

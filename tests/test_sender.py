@@ -13,16 +13,16 @@ from __future__ import annotations
 import asyncio
 import email
 import sqlite3
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from click.testing import CliRunner
 from conftest import T0, Clock
-from smtp_relay import Greeter, Relay, free_port, greeter, relay
+from smtp_relay import Greeter, Relay, free_port, greeter, outbound_config, relay, run
 
 from pbm.cli.outbox import outbox as outbox_cli
 from pbm.config import Config, from_mapping
@@ -33,25 +33,6 @@ from pbm.runners.sender import LEASE_MARGIN, OutboxSender, retry_delay
 from pbm.store import outbox
 from pbm.store.engine import Database
 from pbm.store.tables import OutboxMessage
-
-T = TypeVar("T")
-
-
-def run(coro: Awaitable[T]) -> T:
-    async def main() -> T:
-        return await coro
-
-    return asyncio.run(main())
-
-
-def make_config(**outbound: Any) -> Config:
-    return from_mapping(
-        {
-            "mail": {"address": "pbm@example.org", "from_name": "PBM Server", "secret": "s"},
-            "outbound": outbound,
-        },
-        env={},
-    )
 
 
 def enqueue(db: Database, *replies: Reply, now: datetime = T0) -> list[int]:
@@ -86,7 +67,7 @@ def smtp_sender(db: Database, config: Config, port: int, clock: Clock, **kw: Any
 
 
 def test_sends_due_rows_once(db: Database) -> None:
-    config = make_config()
+    config = outbound_config()
     ids = enqueue(
         db,
         reply(1, board=1, reply_as="bob", in_reply_to="<cmd@example.net>"),
@@ -133,7 +114,7 @@ def test_a_board_mail_has_no_reply_to_without_a_secret(db: Database) -> None:
 
 
 def test_temporary_failure_backs_off_then_sends(db: Database) -> None:
-    config = make_config(retry_base_seconds=30)
+    config = outbound_config(retry_base_seconds=30)
     [row_id] = enqueue(db, reply())
     handler = Relay(data_script=["451 4.3.0 greylisted", "451 4.3.0 greylisted again"])
     clock = Clock(T0)
@@ -167,7 +148,7 @@ def test_temporary_failure_backs_off_then_sends(db: Database) -> None:
 
 
 def test_permanent_failure_marks_failed(db: Database) -> None:
-    config = make_config()
+    config = outbound_config()
     bad, good = enqueue(db, reply(1), reply(2))
     handler = Relay(data_script=["550 5.1.1 no such user"])
     clock = Clock(T0)
@@ -188,7 +169,7 @@ def test_permanent_failure_marks_failed(db: Database) -> None:
 
 
 def test_gives_up_after_max_attempts(db: Database) -> None:
-    config = make_config(max_attempts=3, retry_base_seconds=10)
+    config = outbound_config(max_attempts=3, retry_base_seconds=10)
     [row_id] = enqueue(db, reply())
     handler = Relay(data_script=["421 4.4.5 busy"] * 5)
     clock = Clock(T0)
@@ -217,10 +198,9 @@ def assert_delivered_once(handler: Relay, numbers: Sequence[int]) -> None:
     assert sorted(handler.recipients()) == sorted(f"player{n}@example.net" for n in numbers)
 
 
-def test_a_refused_recipient_fails_alone(db: Database) -> None:
-    config = make_config()
-    ids = five_rows(db)
-    handler = Relay(refuse_rcpt={"player3@example.net": ["550 5.1.1 no such user"] * 5})
+def sent_two_hours_apart(db: Database, config: Config, handler: Relay) -> tuple[int, int]:
+    """How many mails two rounds of sending through ``handler`` sent, two hours apart
+    (every retry of the first round is due by the second)."""
     clock = Clock(T0)
 
     async def go() -> tuple[int, int]:
@@ -230,7 +210,14 @@ def test_a_refused_recipient_fails_alone(db: Database) -> None:
             clock.advance(hours=2)
             return first, await sender.run_once()
 
-    assert run(go()) == (4, 0)
+    return run(go())
+
+
+def test_a_refused_recipient_fails_alone(db: Database) -> None:
+    config = outbound_config()
+    ids = five_rows(db)
+    handler = Relay(refuse_rcpt={"player3@example.net": ["550 5.1.1 no such user"] * 5})
+    assert sent_two_hours_apart(db, config, handler) == (4, 0)
     assert_delivered_once(handler, [1, 2, 4, 5])
     assert handler.asked.count("player3@example.net") == 1  # never asked again
     bad = row_of(db, ids[2])
@@ -242,19 +229,10 @@ def test_a_refused_recipient_fails_alone(db: Database) -> None:
 
 
 def test_a_refused_message_fails_alone(db: Database) -> None:
-    config = make_config()
+    config = outbound_config()
     ids = five_rows(db)
     handler = Relay(refuse_data={"player2@example.net": ["554 5.6.0 message refused"] * 5})
-    clock = Clock(T0)
-
-    async def go() -> tuple[int, int]:
-        async with relay(handler) as port:
-            sender = smtp_sender(db, config, port, clock)
-            first = await sender.run_once()
-            clock.advance(hours=2)
-            return first, await sender.run_once()
-
-    assert run(go()) == (4, 0)
+    assert sent_two_hours_apart(db, config, handler) == (4, 0)
     assert_delivered_once(handler, [1, 3, 4, 5])
     bad = row_of(db, ids[1])
     assert (bad.status, bad.attempts) == ("failed", 1)
@@ -264,7 +242,7 @@ def test_a_refused_message_fails_alone(db: Database) -> None:
 
 def test_an_address_the_relay_cannot_take_fails_alone(db: Database) -> None:
     """Without SMTPUTF8 a non-ASCII address can never go through this relay; the rest can."""
-    config = make_config()
+    config = outbound_config()
     ids = enqueue(db, reply(1), reply(2, to="jürgen@example.net"), reply(3))
     handler = Relay()
 
@@ -282,7 +260,7 @@ def test_an_address_the_relay_cannot_take_fails_alone(db: Database) -> None:
 
 @pytest.mark.parametrize("where", ["RCPT", "DATA"])
 def test_a_4xx_for_one_message_retries_it_alone(db: Database, where: str) -> None:
-    config = make_config(retry_base_seconds=30)
+    config = outbound_config(retry_base_seconds=30)
     ids = five_rows(db)
     answers = {"player2@example.net": ["450 4.2.1 mailbox busy"]}
     handler = Relay(refuse_rcpt=answers) if where == "RCPT" else Relay(refuse_data=answers)
@@ -312,7 +290,7 @@ def test_a_4xx_for_one_message_retries_it_alone(db: Database, where: str) -> Non
 
 
 def test_relay_down_rows_wait_then_all_go_out(db: Database) -> None:
-    config = make_config(retry_base_seconds=30)
+    config = outbound_config(retry_base_seconds=30)
     ids = enqueue(db, *(reply(n) for n in range(4)))
     port = free_port()
     handler = Relay()
@@ -358,7 +336,7 @@ def test_relay_down_rows_wait_then_all_go_out(db: Database) -> None:
 def test_a_relay_that_is_down_leaves_the_untried_rows_pending_uncharged(
     db: Database, down: str
 ) -> None:
-    config = make_config(retry_base_seconds=30, max_attempts=1)
+    config = outbound_config(retry_base_seconds=30, max_attempts=1)
     ids = five_rows(db)
     clock = Clock(T0)
     handler = Relay()
@@ -406,7 +384,7 @@ def test_a_relay_that_is_down_leaves_the_untried_rows_pending_uncharged(
 
 
 def test_two_senders_never_send_one_row_twice(db: Database) -> None:
-    config = make_config()
+    config = outbound_config()
     enqueue(db, *(reply(n) for n in range(12)))
     handler = Relay()
     clock = Clock(T0)
@@ -426,7 +404,7 @@ def test_two_senders_never_send_one_row_twice(db: Database) -> None:
 
 
 def test_claim_of_a_dead_sender_expires(db: Database) -> None:
-    config = make_config()
+    config = outbound_config()
     [row_id] = enqueue(db, reply())
     with db.transaction() as session:
         assert len(outbox.claim_due(session, "dead", T0, 10, timedelta(minutes=5))) == 1
@@ -458,7 +436,7 @@ class SlowTransport:
 
 
 def test_rows_are_given_back_before_the_lease_runs_out(db: Database, tmp_path: Path) -> None:
-    config = make_config()
+    config = outbound_config()
     ids = enqueue(db, *(reply(n) for n in range(5)))
     clock = Clock(T0)
     transport = SlowTransport(tmp_path / "box", clock, minutes=4)
@@ -482,7 +460,7 @@ class BrokenTransport:
 
 
 def test_an_unexpected_error_counts_as_a_failed_attempt(db: Database) -> None:
-    config = make_config(max_attempts=2)
+    config = outbound_config(max_attempts=2)
     [row_id] = enqueue(db, reply())
     clock = Clock(T0)
     sender = OutboxSender(db, config, BrokenTransport(), clock)
@@ -503,7 +481,7 @@ def test_retry_delay_doubles_and_is_capped() -> None:
 
 
 def test_list_and_retry(db: Database) -> None:
-    config = make_config()
+    config = outbound_config()
     failed, sent, pending = enqueue(db, reply(1), reply(2), reply(3))
     with db.transaction() as session:
         assert outbox.record_failure(session, failed, "550 nope", None) == "failed"
@@ -544,7 +522,7 @@ def test_list_and_retry(db: Database) -> None:
 
 
 def test_maildir_through_the_sender(db: Database, tmp_path: Path) -> None:
-    config = make_config(maildir=str(tmp_path / "box"))
+    config = outbound_config(maildir=str(tmp_path / "box"))
     enqueue(db, reply(1), reply(2))
     sender = OutboxSender(db, config, transport_from_config(config), Clock(T0))
     assert run(sender.run_once()) == 2
@@ -552,7 +530,7 @@ def test_maildir_through_the_sender(db: Database, tmp_path: Path) -> None:
 
 
 def test_run_forever_sends_when_woken_and_stops(db: Database) -> None:
-    config = make_config()
+    config = outbound_config()
     arrived = asyncio.Event()
 
     class Signalling(Relay):
@@ -581,7 +559,7 @@ def test_run_forever_sends_when_woken_and_stops(db: Database) -> None:
 
 
 def test_next_due(db: Database) -> None:
-    config = make_config(retry_base_seconds=30)
+    config = outbound_config(retry_base_seconds=30)
     sender = OutboxSender(db, config, MaildirTransport("/nonexistent/never-used"), Clock(T0))
     assert sender.next_due(T0) is None
     first, second = enqueue(db, reply(1), reply(2))
@@ -611,7 +589,7 @@ class StoppingTransport:
 
 
 def test_stop_ends_a_batch_and_gives_the_rest_back(db: Database, tmp_path: Path) -> None:
-    config = make_config()
+    config = outbound_config()
     ids = enqueue(db, *(reply(n) for n in range(3)))
 
     async def go() -> None:
@@ -633,7 +611,7 @@ def claim_for(db: Database, ids: list[int], sender: OutboxSender) -> list[outbox
 
 
 def test_handed_over_rows_are_sent_once(db: Database, tmp_path: Path) -> None:
-    config = make_config()
+    config = outbound_config()
     ids = enqueue(db, *(reply(n) for n in range(3)))
     box = tmp_path / "box"
     sender = OutboxSender(db, config, MaildirTransport(box), Clock(T0), worker="server-1")
@@ -650,7 +628,7 @@ def test_handed_over_rows_are_sent_once(db: Database, tmp_path: Path) -> None:
 
 
 def test_stop_gives_back_handed_over_rows_not_yet_sent(db: Database, tmp_path: Path) -> None:
-    config = make_config()
+    config = outbound_config()
     ids = enqueue(db, *(reply(n) for n in range(3)))
 
     async def go() -> None:
@@ -668,7 +646,7 @@ def test_stop_gives_back_handed_over_rows_not_yet_sent(db: Database, tmp_path: P
 
 def test_a_line_break_in_a_header_value_cannot_add_a_header(db: Database, tmp_path: Path) -> None:
     """A subject with a line break in it is sent, on one line: no header is added."""
-    config = make_config(maildir=str(tmp_path / "box"))
+    config = outbound_config(maildir=str(tmp_path / "box"))
     [odd, good] = enqueue(db, reply(1, subject="two\nX-Evil: lines"), reply(2))
     sender = OutboxSender(db, config, transport_from_config(config), Clock(T0))
     assert run(sender.run_once()) == 2
@@ -683,7 +661,7 @@ def test_a_line_break_in_a_header_value_cannot_add_a_header(db: Database, tmp_pa
 
 def test_concurrent_sends_each_row_once(db: Database, tmp_path: Path) -> None:
     """pbm serve hands several mails to the transport at once: each lands once."""
-    config = make_config()
+    config = outbound_config()
     ids = enqueue(db, *(reply(n) for n in range(12)))
     box = tmp_path / "box"
     sender = OutboxSender(db, config, MaildirTransport(box), Clock(T0), concurrency=8)
@@ -694,7 +672,7 @@ def test_concurrent_sends_each_row_once(db: Database, tmp_path: Path) -> None:
 
 
 def test_concurrent_sends_to_a_relay_one_bad_message_fails_alone(db: Database) -> None:
-    config = make_config()
+    config = outbound_config()
     ids = enqueue(db, *(reply(n) for n in range(1, 13)))
     handler = Relay(refuse_rcpt={"player7@example.net": ["550 5.1.1 no such user"]})
 

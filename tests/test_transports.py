@@ -12,17 +12,15 @@ import asyncio
 import email
 import email.policy
 import shutil
-from collections.abc import Awaitable
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
-from smtp_relay import Greeter, Relay, free_port, greeter, relay
+from conftest import Row
+from smtp_relay import Greeter, Relay, free_port, greeter, outbound_config, relay, run
 
-from pbm.config import Config, ConfigError, from_mapping
+from pbm.config import ConfigError
 from pbm.mail.message import build_message
 from pbm.mail.transports import (
     DeliveryError,
@@ -33,47 +31,11 @@ from pbm.mail.transports import (
     transport_from_config,
 )
 
-T = TypeVar("T")
-T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=UTC)
-
-
-def run(coro: Awaitable[T]) -> T:
-    async def main() -> T:
-        return await coro
-
-    return asyncio.run(main())
-
-
-def make_config(**outbound: Any) -> Config:
-    return from_mapping(
-        {
-            "mail": {"address": "pbm@example.org", "from_name": "PBM Server", "secret": "s"},
-            "outbound": outbound,
-        },
-        env={},
-    )
-
-
-@dataclass(frozen=True)
-class Row:
-    """Stands in for an outbox row where only the message fields matter."""
-
-    to_addr: str = "bob@example.net"
-    subject: str = "Accasta Board 12 - bob to move"
-    body: str = "Hello bob.\n"
-    board: int | None = None
-    reply_as: str | None = None
-    reply_key: str | None = None
-    in_reply_to: str | None = None
-    message_id: str = "<1.abc@example.org>"
-    created_at: datetime = T0
-
-
 SENDER = "pbm@example.org"  # the envelope sender the outbox sender gives
 
 
 def message(**kw: Any) -> bytes:
-    return build_message(Row(**kw), make_config())
+    return build_message(Row(**kw), outbound_config())
 
 
 def text_of(msg: EmailMessage) -> str:
@@ -257,7 +219,7 @@ def test_maildir_transport_one_file_per_mail(tmp_path: Path) -> None:
     async def go() -> None:
         for n in range(3):
             row = Row(message_id=f"<{n}@example.org>", body=f"mail {n}\nGrüße\n")
-            await transport.send(build_message(row, make_config()), SENDER, [row.to_addr])
+            await transport.send(build_message(row, outbound_config()), SENDER, [row.to_addr])
 
     run(go())
     assert sorted(p.name for p in box.iterdir()) == ["cur", "new", "tmp"]
@@ -338,11 +300,11 @@ def test_a_maildir_that_cannot_be_written_is_a_relay_down(tmp_path: Path) -> Non
 
 
 def test_transport_from_config(tmp_path: Path) -> None:
-    maildir = transport_from_config(make_config(maildir=str(tmp_path / "box")))
+    maildir = transport_from_config(outbound_config(maildir=str(tmp_path / "box")))
     assert isinstance(maildir, MaildirTransport)
     assert maildir.path == tmp_path / "box"
     smtp_transport = transport_from_config(
-        make_config(transport="smtp", smtp_host="relay.example", smtp_port=587, starttls=True)
+        outbound_config(transport="smtp", smtp_host="relay.example", smtp_port=587, starttls=True)
     )
     assert isinstance(smtp_transport, SmtpTransport)
     assert (
@@ -351,4 +313,4 @@ def test_transport_from_config(tmp_path: Path) -> None:
         smtp_transport.starttls,
     ) == ("relay.example", 587, True)
     with pytest.raises(ConfigError, match=r"outbound\.transport"):
-        transport_from_config(make_config(transport="carrier-pigeon"))
+        transport_from_config(outbound_config(transport="carrier-pigeon"))
