@@ -772,6 +772,20 @@ def test_the_site_checks_a_password_once(
     assert [p for p, _ in scrypt_runs] == ["pw", "pw", "new"]
 
 
+def test_a_changed_password_leaves_nothing_remembered_of_the_old_hash(
+    db: Database, site: Site, board: int, scrypt_runs: list[tuple[str, str]]
+) -> None:
+    unit.run(site, Chat(board, "one"), Who("alice", PW))
+    with db.read() as s:
+        alice = s.get(Player, "alice")
+        assert alice is not None
+        old = alice.password_hash
+    assert site.passwords.verify("pw", old) and len(scrypt_runs) == 1  # remembered
+    unit.run(site, ChangePassword("new"), Who("alice", PW))
+    assert site.passwords.verify("pw", old)
+    assert len(scrypt_runs) == 2  # checked anew: forgotten when the password changed
+
+
 # ---------------------------------------------------------------- passwords of before
 
 

@@ -264,6 +264,7 @@ def _write_one(site: Site, session: Session, item: Decided, world: World) -> Out
             else:
                 for change in decision.changes:
                     change.save(session)
+                _forget_replaced_passwords(site, decision.changes)
                 replies = tuple(decision.replies)
             replies = tuple(addressed(world, r) for r in _threaded(replies, request))
             outcome.replies = tuple(limits.screen(session, replies, now, site.config.limits))
@@ -275,6 +276,15 @@ def _write_one(site: Site, session: Session, item: Decided, world: World) -> Out
     except _Undo:
         pass
     return outcome
+
+
+def _forget_replaced_passwords(site: Site, changes: Sequence[Change]) -> None:
+    """A password changed (or rehashed): what was remembered of the old hash goes."""
+    for change in changes:
+        if not isinstance(change, AccountChange) or change.before is None:
+            continue
+        if change.before.password_hash != change.after.password_hash:
+            site.passwords.forget(change.before.password_hash)
 
 
 def _keys(decision: Decision | Refused) -> frozenset[Key]:
