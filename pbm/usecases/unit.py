@@ -14,7 +14,7 @@ timer, is carried out the same way, for one command or a batch alike:
    command of the batch, or by anyone: the compare-and-set fails) is decided
    again, by the same function, on values read inside the write transaction.
 
-The write lock is held for the writing alone: authenticating (scrypt) and
+The write lock is held for the writing alone: authenticating (argon2id) and
 deciding (the rules, the board mails) happen before it is taken.
 """
 
