@@ -25,7 +25,13 @@ from pbm.games import IllegalMove
 from pbm.games.accasta import ACCASTA, AccastaState
 from pbm.games.accasta.board import CELLS
 from pbm.games.accasta.notation import parse_turn, turn_to_text
-from pbm.games.accasta.position import Position, first_turn, generate_turns, has_legal_turn
+from pbm.games.accasta.position import (
+    Position,
+    first_turn,
+    generate_turns,
+    has_legal_turn,
+    turns_from,
+)
 
 
 def _load_reference() -> ModuleType:
@@ -183,6 +189,19 @@ def test_first_turn_is_the_first_generated(seed: int, variant: str, plies: int) 
             turns = generate_turns(p)
             assert first_turn(p) == (turns[0] if turns else None)
             assert has_legal_turn(p) == bool(turns)
+
+
+@PROPS
+@given(seed=seeds, variant=variants, plies=st.integers(min_value=0, max_value=60))
+def test_the_turns_of_each_cell_are_the_generators_from_that_cell(
+    seed: int, variant: str, plies: int
+) -> None:
+    """``turns_from`` (what a written move is checked against) is the generator, cell by cell."""
+    for pos in [playout(seed, variant, plies)[-1], scrambled(seed, variant)]:
+        for d4 in ("allowed", "banned"):
+            p = replace(pos, d4_opening=d4)
+            by_cell = [t for origin in range(len(CELLS)) for t in turns_from(p, origin)]
+            assert by_cell == generate_turns(p)
 
 
 @PROPS

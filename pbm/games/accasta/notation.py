@@ -31,6 +31,7 @@ from pbm.games.accasta.position import (
     colour_of,
     counts,
     how_won,
+    turns_from,
     winner,
 )
 
@@ -281,6 +282,6 @@ def _resolve(pos: Position, parse: _Parse) -> Turn:
         turn += (k, t)
         previous = f"{_pieces_text(pos, k, moving, mover)}{actual}{sub.target}"
     result = tuple(turn)
-    if result not in pos.legal_turns():  # a guard: the checks above mirror the generator
+    if result not in turns_from(pos, origin):  # a guard: the checks above mirror the generator
         raise IllegalMove(f"{turn_to_text(pos, result)} is not a legal move here")
     return result

@@ -275,18 +275,32 @@ def _legal_turns(pos: Position) -> list[Turn]:
 def generate_turns(pos: Position) -> list[Turn]:
     """Every legal turn of ``pos`` (uncached: the benchmark's entry point)."""
     board = list(pos.board)
-    mover = pos.to_move
-    white = mover == WHITE
-    castle = CASTLES[mover]
-    pari = pos.pari
     out: list[Turn] = []
     for origin in range(N_CELLS):
-        s = board[origin]
-        if s and s[-1].isupper() == white:
-            _expand(board, origin, (origin,), out, mover, pari, origin in castle)
+        _turns_from(pos, board, origin, out)
     if pos.d4_banned:
         out = [t for t in out if D4 not in t[2::2]]
     return out
+
+
+def turns_from(pos: Position, origin: int) -> list[Turn]:
+    """The legal turns of ``pos`` that start on ``origin``, in generation order.
+
+    Checking one turn someone wrote needs no more than the turns of its cell.
+    """
+    out: list[Turn] = []
+    _turns_from(pos, list(pos.board), origin, out)
+    if pos.d4_banned:
+        out = [t for t in out if D4 not in t[2::2]]
+    return out
+
+
+def _turns_from(pos: Position, board: list[str], origin: int, out: list[Turn]) -> None:
+    """Append the turns starting on ``origin`` (none unless the mover heads it)."""
+    s = board[origin]
+    mover = pos.to_move
+    if s and s[-1].isupper() == (mover == WHITE):
+        _expand(board, origin, (origin,), out, mover, pos.pari, origin in CASTLES[mover])
 
 
 def first_turn(pos: Position) -> Turn | None:
@@ -299,19 +313,10 @@ def first_turn(pos: Position) -> Turn | None:
     cached = _TURNS_CACHE.get(pos)
     if cached is not None:
         return cached[0] if cached else None
-    board = list(pos.board)
-    mover = pos.to_move
-    white = mover == WHITE
-    castle = CASTLES[mover]
     for origin in range(N_CELLS):
-        s = board[origin]
-        if s and s[-1].isupper() == white:
-            out: list[Turn] = []
-            _expand(board, origin, (origin,), out, mover, pos.pari, origin in castle)
-            if pos.d4_banned:
-                out = [t for t in out if D4 not in t[2::2]]
-            if out:
-                return out[0]
+        out = turns_from(pos, origin)
+        if out:
+            return out[0]
     return None
 
 
