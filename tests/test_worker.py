@@ -7,6 +7,7 @@ PostgreSQL), so that what one batch holds is certain.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from email.message import EmailMessage
 from email.policy import SMTP
@@ -17,12 +18,16 @@ from conftest import Clock, accepted
 from sqlmodel import col, select
 
 import pbm.games
+import pbm.usecases.auth
 from pbm.config import Config
 from pbm.runners import worker as worker_mod
 from pbm.runners.worker import InboxWorker
 from pbm.store import inbox as inbox_store
 from pbm.store.engine import Database
 from pbm.store.tables import InboxMessage, Move, OutboxMessage
+from pbm.usecases import unit
+from pbm.usecases.accounts import ChangePassword
+from pbm.usecases.auth import Password, Who
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.site import Site
 
@@ -245,6 +250,47 @@ def test_moves_of_both_players_in_one_batch_are_carried_out_in_order(
         db, clock, ALICE, command_mail(ALICE, f"accasta move {board} alice pw {third}", "<3@x>")
     )
     assert worker.run_batch().done == 3
+    assert moves_on(db, board) == 3
+    assert [note for _, note in inbox(db)] == ["1 of 1 command(s) carried out"] * 3
+    assert errors_to(db, ALICE) == errors_to(db, BOB) == 0
+
+
+def test_a_mail_whose_password_is_still_being_checked_waits_with_the_mails_after_it(
+    db: Database,
+    clock: Clock,
+    board: int,
+    worker: InboxWorker,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Bob's password check has not ended: the batch carries out Alice's first move,
+    holds Bob's and Alice's second (order is kept), and the next batch does both."""
+    # Not long to wait for the checks after the first mail's (nor to decide: ample for two).
+    monkeypatch.setattr(worker_mod, "PREPARE_SECONDS", 0.2)
+    bobs_check = threading.Event()
+    real = pbm.usecases.auth.verify_password
+
+    def slow_for_bob(password: str, stored: str) -> bool:
+        if password == "bobs-pw":
+            bobs_check.wait(30)
+        return real(password, stored)
+
+    monkeypatch.setattr(pbm.usecases.auth, "verify_password", slow_for_bob)
+    unit.run(worker.site, ChangePassword("bobs-pw"), Who("bob", Password("pw")))
+    first, second, third = first_moves(3)
+    deliver(
+        db, clock, ALICE, command_mail(ALICE, f"accasta move {board} alice pw {first}", "<1@x>")
+    )
+    deliver(
+        db, clock, BOB, command_mail(BOB, f"accasta move {board} bob bobs-pw {second}", "<2@x>")
+    )
+    deliver(
+        db, clock, ALICE, command_mail(ALICE, f"accasta move {board} alice pw {third}", "<3@x>")
+    )
+    assert worker.run_batch().done == 1
+    assert moves_on(db, board) == 1
+    assert [status for status, _ in inbox(db)] == ["done", "new", "new"]
+    bobs_check.set()
+    assert worker.run_batch().done == 2
     assert moves_on(db, board) == 3
     assert [note for _, note in inbox(db)] == ["1 of 1 command(s) carried out"] * 3
     assert errors_to(db, ALICE) == errors_to(db, BOB) == 0

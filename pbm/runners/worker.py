@@ -2,7 +2,9 @@
 
 A batch is worked out on a snapshot, holding no lock: the waiting mails go
 through the pipeline's steps (``pbm.mail.pipeline``) and every command they
-hold is decided (``pbm.usecases.unit.decide_all``). Then one short write
+hold is decided (``pbm.usecases.unit.decide``); passwords are checked in the
+background first, and mails still waiting for theirs are held for the next
+batch (``InboxWorker._checked``). Then one short write
 transaction takes the mails that still wait, writes what was decided (a
 command whose board changed meanwhile is decided again there), marks the
 mails and, for this server's sender, claims the replies it wrote. A batch
@@ -25,6 +27,7 @@ import threading
 import time
 import zlib
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent import futures
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -38,7 +41,7 @@ from pbm.store.engine import Database
 from pbm.usecases import unit
 from pbm.usecases.queries import game_of
 from pbm.usecases.site import Site, utc_now
-from pbm.usecases.world import load_accounts
+from pbm.usecases.world import World, load_accounts
 
 log = logging.getLogger("pbm.worker")
 
@@ -106,6 +109,34 @@ class InboxWorker:
         self.clock = clock
         self.shard = shard
         self.hand_over_replies = hand_over_replies
+        # Mails read in an earlier batch whose passwords were still being checked.
+        self._held: dict[int, Mail] = {}
+
+    def _read(self, row: inbox.WaitingMail, env: Env) -> Mail:
+        """The mail through the pipeline's steps (once: a held mail was read before)."""
+        held = self._held.pop(row.id, None)
+        if held is not None:
+            return held
+        return run_steps(Mail(row.id, row.raw, row.mail_from, row.rcpt_to.split("\n")), env)
+
+    def _checked(self, world: World, mails: Sequence[Mail]) -> int:
+        """How many of ``mails``, from the first, have had their passwords checked.
+
+        The checks of every mail's passwords begin at once, in the background;
+        the batch waits for the first mail's, and for the others as long as it
+        may take to work mail out (``PREPARE_SECONDS``), then carries out the
+        mails up to the first still waiting (the rest are held, read, for the
+        next batches). So a burst of players' first mails is carried out in the
+        order it came, a few at a time as their checks end, not all at the end
+        of the slowest.
+        """
+        check = self.site.passwords
+        deadline = time.monotonic() + PREPARE_SECONDS
+        pairs = [unit.passwords(world, m.requests) for m in mails]
+        running = [check.start(mail_pairs) for mail_pairs in pairs]
+        futures.wait(running[0])
+        futures.wait([f for r in running[1:] for f in r], max(deadline - time.monotonic(), 0))
+        return next((i for i, p in enumerate(pairs) if i and check.start(p)), len(mails))
 
     def run_batch(self, limit: int = BATCH) -> Batch:
         """Work out and carry out a batch of waiting mails; what it did."""
@@ -124,11 +155,11 @@ class InboxWorker:
                 game_of=functools.partial(game_of, snapshot),
                 account=lambda userid: load_accounts(snapshot, [userid]).get(userid.lower()),
             )
-            mails = [
-                run_steps(Mail(row.id, row.raw, row.mail_from, row.rcpt_to.split("\n")), env)
-                for row in waiting
-            ]
+            mails = [self._read(row, env) for row in waiting]
             world = unit.world_for(self.site, snapshot, [r for m in mails for r in m.requests])
+            ready = self._checked(world, mails)
+            self._held = {m.row_id: m for m in mails[ready:]}
+            mails = mails[:ready]
             deadline = time.monotonic() + PREPARE_SECONDS
             decided: list[list[unit.Decided]] = []
             for mail in mails:

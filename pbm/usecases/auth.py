@@ -24,12 +24,15 @@ answers at once.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import os
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent import futures
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
@@ -42,6 +45,9 @@ from pbm.usecases.text import fmt_time, note
 from pbm.usecases.world import Account, World
 
 HOUR = timedelta(hours=1)
+
+# A (password, stored hash) pair as remembered: the hash, and an HMAC of both.
+Mark = tuple[str, bytes]
 
 # argon2id, the last of OWASP's five configurations (m=7 MiB, t=5, p=1). The tests make it cheap;
 # a hash records its own parameters, so a cheaper one never weakens hashes
@@ -97,54 +103,89 @@ def _verify_scrypt(password: str, stored: str) -> bool:
 
 
 class PasswordCheck:
-    """``verify_password`` with the answers for recent (hash, password) pairs remembered."""
+    """``verify_password`` with the answers for recent (hash, password) pairs remembered.
+
+    Checks may also run in the background (``start``), in threads: argon2
+    releases the interpreter while it works, so each core takes one, and
+    the inbox worker carries out other mail meanwhile. Safe across threads.
+    """
 
     def __init__(self, size: int = 4096) -> None:
         self._key = os.urandom(32)
         self._size = size
-        self._known: OrderedDict[tuple[str, bytes], bool] = OrderedDict()
+        self._known: OrderedDict[Mark, bool] = OrderedDict()
+        self._running: dict[Mark, Future[bool]] = {}
+        # Reentrant: a check that is done before its callback is added runs it at once.
+        self._lock = threading.RLock()
+        self._pool: ThreadPoolExecutor | None = None  # made at the first background check
 
-    def _mark(self, stored: str, password: str) -> tuple[str, bytes]:
+    def _mark(self, stored: str, password: str) -> Mark:
         tag = hmac.new(self._key, f"{stored}\0{password}".encode(), hashlib.sha256).digest()
         return (stored, tag)
 
     def verify(self, password: str, stored: str) -> bool:
-        mark = self._mark(stored, password)
-        known = self._known.get(mark)
+        known = self.known(password, stored)
         if known is None:
-            known = verify_password(password, stored)
-            self._remember(mark, known)
-        else:
-            self._known.move_to_end(mark)
-        return known
+            running = self.start([(password, stored)])
+            known = running[0].result() if running else self.known(password, stored)
+        return bool(known)
+
+    def known(self, password: str, stored: str) -> bool | None:
+        """The remembered answer for the pair; None while it is not known."""
+        mark = self._mark(stored, password)
+        with self._lock:
+            known = self._known.get(mark)
+            if known is not None:
+                self._known.move_to_end(mark)
+            return known
+
+    def start(self, pairs: Iterable[tuple[str, str]]) -> list[Future[bool]]:
+        """Begin checking the (password, stored hash) pairs not known, in the background;
+        the checks of ``pairs`` still under way (one for each pair, however often given)."""
+        running: dict[Mark, Future[bool]] = {}
+        with self._lock:
+            for password, stored in pairs:
+                mark = self._mark(stored, password)
+                future = self._running.get(mark)
+                if future is not None and future.done():
+                    self._done(mark, future)  # its callback may not have run yet
+                    future = None
+                if mark in self._known or mark in running:
+                    continue
+                if future is None:
+                    if self._pool is None:
+                        cores = os.cpu_count() or 1
+                        self._pool = ThreadPoolExecutor(cores, thread_name_prefix="pbm-password")
+                    future = self._pool.submit(verify_password, password, stored)
+                    self._running[mark] = future
+                    future.add_done_callback(functools.partial(self._done, mark))
+                running[mark] = future
+        return list(running.values())
 
     def verify_all(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Verify (password, stored hash) pairs not yet known, side by side, and keep the answers.
 
-        A batch of mail may bring many passwords at once (after a restart, say):
-        argon2 releases the interpreter while it works, so each core takes one.
+        A batch of commands may bring many passwords at once (after a restart, say).
         """
-        unknown = {
-            self._mark(stored, password): (password, stored)
-            for password, stored in pairs
-            if self._mark(stored, password) not in self._known
-        }
-        if len(unknown) < 2:
-            return  # one is checked when it is asked for
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            answers = pool.map(lambda pair: verify_password(*pair), unknown.values())
-            for mark, known in zip(unknown, answers, strict=True):
-                self._remember(mark, known)
+        futures.wait(self.start(pairs))
 
-    def _remember(self, mark: tuple[str, bytes], known: bool) -> None:
-        self._known[mark] = known
-        if len(self._known) > self._size:
-            self._known.popitem(last=False)
+    def _done(self, mark: Mark, future: Future[bool]) -> None:
+        with self._lock:
+            if self._running.get(mark) is not future:
+                return  # forgotten meanwhile: its password was changed
+            del self._running[mark]
+            if future.exception() is None:
+                self._known[mark] = future.result()
+                if len(self._known) > self._size:
+                    self._known.popitem(last=False)
 
     def forget(self, stored: str) -> None:
         """Drop what is known about one stored hash (its password was changed)."""
-        for mark in [m for m in self._known if m[0] == stored]:
-            del self._known[mark]
+        with self._lock:
+            for mark in [m for m in self._known if m[0] == stored]:
+                del self._known[mark]
+            for mark in [m for m in self._running if m[0] == stored]:
+                del self._running[mark]
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,27 +148,33 @@ def _address_works(decision: Decision, world: World, actor: Actor | None) -> Dec
 
 
 def world_for(site: Site, session: Session, requests: Sequence[Request]) -> World:
-    """A world on ``session`` (a snapshot) with what ``requests`` act on read at once,
-    and the passwords they bring checked side by side."""
+    """A world on ``session`` (a snapshot) with what ``requests`` act on read at once."""
     world = World(session, site.config, site.clock())
     world.preload(
         boards=[r.action.board for r in requests if r.action.board is not None],
         accounts=[r.who.userid for r in requests if r.who is not None],
     )
+    world.reads.clear()  # what a decision reads is counted when it decides
+    return world
+
+
+def passwords(world: World, requests: Sequence[Request]) -> list[tuple[str, str]]:
+    """The (password, stored hash) pairs that authenticating ``requests`` will check."""
     pairs = []
     for r in requests:
         if r.who is not None and isinstance(r.who.credentials, Password):
             account = world.find_account(r.who.userid)
             if account is not None:
                 pairs.append((r.who.credentials.password, account.password_hash))
-    site.passwords.verify_all(pairs)
-    world.reads.clear()  # what a decision reads is counted when it decides
-    return world
+    world.reads.clear()
+    return pairs
 
 
 def decide_all(site: Site, session: Session, requests: Sequence[Request]) -> list[Decided]:
-    """Decide every request on one session (a snapshot), what they act on read at once."""
+    """Decide every request on one session (a snapshot), what they act on read at once
+    and the passwords they bring checked side by side."""
     world = world_for(site, session, requests)
+    site.passwords.verify_all(passwords(world, requests))
     return [decide(site, world, r) for r in requests]
 
 
