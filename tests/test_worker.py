@@ -129,11 +129,12 @@ def first_moves(count: int) -> list[str]:
     return played
 
 
-def three_moves(db: Database, clock: Clock, board: int) -> None:
+def three_moves(db: Database, clock: Clock, board: int, bobs_password: str = "pw") -> None:
     """Alice, Bob and Alice again each send a move of the game's first three turns."""
     for n, (uid, move) in enumerate(zip(("alice", "bob", "alice"), first_moves(3), strict=True)):
         sender = f"{uid}@example.org"
-        text = f"accasta move {board} {uid} pw {move}"
+        password = bobs_password if uid == "bob" else "pw"
+        text = f"accasta move {board} {uid} {password} {move}"
         deliver(db, clock, sender, command_mail(sender, text, f"<{n + 1}@x>"))
 
 
@@ -256,11 +257,7 @@ def test_moves_of_both_players_in_one_batch_are_carried_out_in_order(
 
 
 def test_a_mail_whose_password_is_still_being_checked_waits_with_the_mails_after_it(
-    db: Database,
-    clock: Clock,
-    board: int,
-    worker: InboxWorker,
-    monkeypatch: pytest.MonkeyPatch,
+    db: Database, clock: Clock, board: int, worker: InboxWorker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Bob's password check has not ended: the batch carries out Alice's first move,
     holds Bob's and Alice's second (order is kept), and the next batch does both."""
@@ -276,16 +273,7 @@ def test_a_mail_whose_password_is_still_being_checked_waits_with_the_mails_after
 
     monkeypatch.setattr(pbm.usecases.auth, "verify_password", slow_for_bob)
     unit.run(worker.site, ChangePassword("bobs-pw"), Who("bob", Password("pw")))
-    first, second, third = first_moves(3)
-    deliver(
-        db, clock, ALICE, command_mail(ALICE, f"accasta move {board} alice pw {first}", "<1@x>")
-    )
-    deliver(
-        db, clock, BOB, command_mail(BOB, f"accasta move {board} bob bobs-pw {second}", "<2@x>")
-    )
-    deliver(
-        db, clock, ALICE, command_mail(ALICE, f"accasta move {board} alice pw {third}", "<3@x>")
-    )
+    three_moves(db, clock, board, bobs_password="bobs-pw")
     assert worker.run_batch().done == 1
     assert moves_on(db, board) == 1
     assert [status for status, _ in inbox(db)] == ["done", "new", "new"]
@@ -305,14 +293,7 @@ def test_mails_left_over_by_the_time_budget_wait_for_the_next_batch(
 ) -> None:
     # No time at all to work mails out: each batch takes the first mail only.
     monkeypatch.setattr(worker_mod, "PREPARE_SECONDS", -1.0)
-    first, second, third = first_moves(3)
-    deliver(
-        db, clock, ALICE, command_mail(ALICE, f"accasta move {board} alice pw {first}", "<1@x>")
-    )
-    deliver(db, clock, BOB, command_mail(BOB, f"accasta move {board} bob pw {second}", "<2@x>"))
-    deliver(
-        db, clock, ALICE, command_mail(ALICE, f"accasta move {board} alice pw {third}", "<3@x>")
-    )
+    three_moves(db, clock, board)
     assert worker.run_batch().done == 1
     rows = inbox_rows(db)
     assert [r.status for r in rows] == ["done", "new", "new"]
