@@ -772,6 +772,24 @@ def test_the_site_checks_a_password_once(
     assert [p for p, _ in scrypt_runs] == ["pw", "pw", "new"]
 
 
+def test_a_locked_out_accounts_password_is_not_checked_at_all(
+    site: Site, board: int, scrypt_runs: list[tuple[str, str]]
+) -> None:
+    """Once wrong passwords have locked alice out, her password commands are refused
+    without argon2 work, the right password too: a guesser's mails cost nothing."""
+    guesses = [
+        request(Chat(board, "guess"), "alice", Password(f"guess{i}"), answer=lambda e: [])
+        for i in range(site.config.limits.password_failures)
+    ]
+    for guess in guesses:  # each in a batch of its own: each counted
+        (refused,) = write(site, on_snapshot(site, [guess]))
+        assert isinstance(refused.refused, WrongPassword)
+    checked = len(scrypt_runs)
+    decided = on_snapshot(site, [request(Chat(board, "mine"), "alice")])
+    assert [type(d.decision).__name__ for d in decided] == ["LockedOut"]
+    assert len(scrypt_runs) == checked
+
+
 def test_a_changed_password_leaves_nothing_remembered_of_the_old_hash(
     db: Database, site: Site, board: int, scrypt_runs: list[tuple[str, str]]
 ) -> None:

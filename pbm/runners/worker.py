@@ -132,7 +132,7 @@ class InboxWorker:
         """
         check = self.site.passwords
         deadline = time.monotonic() + PREPARE_SECONDS
-        pairs = [unit.passwords(world, m.requests) for m in mails]
+        pairs = [unit.passwords(self.site, world, m.requests) for m in mails]
         running = [check.start(mail_pairs) for mail_pairs in pairs]
         futures.wait(running[0])
         futures.wait([f for r in running[1:] for f in r], max(deadline - time.monotonic(), 0))

@@ -275,13 +275,24 @@ def authenticate(
     return Actor(account, credentials)
 
 
+def locked_out(world: World, userid: str) -> bool:
+    """Whether ``userid``'s password commands are refused unchecked now: too many wrong
+    passwords (``limits.password_failures``) within ``limits.password_lockout_minutes``."""
+    return _recent_failures(world, userid) >= world.config.limits.password_failures
+
+
+def _recent_failures(world: World, userid: str) -> int:
+    window = timedelta(minutes=world.config.limits.password_lockout_minutes)
+    return world.failures(userid, world.now - window)
+
+
 def _check_password(
     world: World, account: Account, password: str, passwords: PasswordCheck, owner: bool
 ) -> None:
     limits = world.config.limits
     window = timedelta(minutes=limits.password_lockout_minutes)
     now = world.now
-    failures = world.failures(account.userid, now - window)
+    failures = _recent_failures(world, account.userid)
     if failures >= limits.password_failures:
         locked = LockedOut(
             f"Too many wrong passwords for {account.display}: password commands for this "

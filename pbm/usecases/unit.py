@@ -30,7 +30,15 @@ from sqlmodel import Session
 from pbm.replies import Reply
 from pbm.store import inbox, outbox
 from pbm.usecases import limits
-from pbm.usecases.auth import Actor, Password, Who, authenticate, hash_password, needs_rehash
+from pbm.usecases.auth import (
+    Actor,
+    Password,
+    Who,
+    authenticate,
+    hash_password,
+    locked_out,
+    needs_rehash,
+)
 from pbm.usecases.changes import AccountChange, Change, Stale, VacationChange
 from pbm.usecases.readers import addressed
 from pbm.usecases.refusals import AlreadyProcessed, BoardChanged, Refused
@@ -158,14 +166,24 @@ def world_for(site: Site, session: Session, requests: Sequence[Request]) -> Worl
     return world
 
 
-def passwords(world: World, requests: Sequence[Request]) -> list[tuple[str, str]]:
-    """The (password, stored hash) pairs that authenticating ``requests`` will check."""
+def passwords(site: Site, world: World, requests: Sequence[Request]) -> list[tuple[str, str]]:
+    """The (password, stored hash) pairs that authenticating ``requests`` will check.
+
+    Not those of a locked-out account: its password commands are refused
+    unchecked, and a guesser's mail must cost no argon2 work. Called before
+    any decision (what it reads is not a decision's).
+    """
     pairs = []
     for r in requests:
-        if r.who is not None and isinstance(r.who.credentials, Password):
-            account = world.find_account(r.who.userid)
-            if account is not None:
-                pairs.append((r.who.credentials.password, account.password_hash))
+        if r.who is None or not isinstance(r.who.credentials, Password):
+            continue
+        account = world.find_account(r.who.userid)
+        if account is None:
+            continue
+        pair = (r.who.credentials.password, account.password_hash)
+        if site.passwords.known(*pair) is None and locked_out(world, account.userid):
+            continue
+        pairs.append(pair)
     world.reads.clear()
     return pairs
 
@@ -174,7 +192,7 @@ def decide_all(site: Site, session: Session, requests: Sequence[Request]) -> lis
     """Decide every request on one session (a snapshot), what they act on read at once
     and the passwords they bring checked side by side."""
     world = world_for(site, session, requests)
-    site.passwords.verify_all(passwords(world, requests))
+    site.passwords.verify_all(passwords(site, world, requests))
     return [decide(site, world, r) for r in requests]
 
 
