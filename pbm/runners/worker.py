@@ -33,6 +33,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from pbm import games
 from pbm.config import Config
 from pbm.mail.pipeline import Env, Mail, run_steps
 from pbm.runners.logs import configure_logging
@@ -111,6 +112,9 @@ class InboxWorker:
         self.hand_over_replies = hand_over_replies
         # Mails read in an earlier batch whose passwords were still being checked.
         self._held: dict[int, Mail] = {}
+        # The games' modules are loaded now (python-chess builds its tables, for
+        # one): the first mails after a start would wait for it otherwise.
+        games.registry()
 
     def _read(self, row: inbox.WaitingMail, env: Env) -> Mail:
         """The mail through the pipeline's steps (once: a held mail was read before)."""
