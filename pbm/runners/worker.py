@@ -160,10 +160,13 @@ class InboxWorker:
                 account=lambda userid: load_accounts(snapshot, [userid]).get(userid.lower()),
             )
             mails = [self._read(row, env) for row in waiting]
-            world = unit.world_for(self.site, snapshot, [r for m in mails for r in m.requests])
+            requests = [r for m in mails for r in m.requests]
+            # The boards are read once it is known which mails go ahead (``preload``).
+            world = unit.world_for(self.site, snapshot, requests, boards=False)
             ready = self._checked(world, mails)
             self._held = {m.row_id: m for m in mails[ready:]}
             mails = mails[:ready]
+            unit.preload(world, [r for m in mails for r in m.requests])
             deadline = time.monotonic() + PREPARE_SECONDS
             decided: list[list[unit.Decided]] = []
             for mail in mails:

@@ -155,15 +155,26 @@ def _address_works(decision: Decision, world: World, actor: Actor | None) -> Dec
     return replace(decision, changes=(*decision.changes, *ended))
 
 
-def world_for(site: Site, session: Session, requests: Sequence[Request]) -> World:
-    """A world on ``session`` (a snapshot) with what ``requests`` act on read at once."""
+def world_for(
+    site: Site, session: Session, requests: Sequence[Request], *, boards: bool = True
+) -> World:
+    """A world on ``session`` (a snapshot) with what ``requests`` act on read at once:
+    the accounts, and the boards unless ``boards`` is False (``preload`` reads them later)."""
     world = World(session, site.config, site.clock())
+    world.preload(accounts=[r.who.userid for r in requests if r.who is not None])
+    if boards:
+        preload(world, requests)
+    world.reads.clear()  # what a decision reads is counted when it decides
+    return world
+
+
+def preload(world: World, requests: Sequence[Request]) -> None:
+    """Read the boards and accounts ``requests`` act on, all at once."""
     world.preload(
         boards=[r.action.board for r in requests if r.action.board is not None],
         accounts=[r.who.userid for r in requests if r.who is not None],
     )
-    world.reads.clear()  # what a decision reads is counted when it decides
-    return world
+    world.reads.clear()
 
 
 def passwords(site: Site, world: World, requests: Sequence[Request]) -> list[tuple[str, str]]:
