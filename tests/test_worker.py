@@ -284,6 +284,45 @@ def test_a_mail_whose_password_is_still_being_checked_waits_with_the_mails_after
     assert errors_to(db, ALICE) == errors_to(db, BOB) == 0
 
 
+def test_mail_that_comes_while_a_password_is_checked_has_its_check_begun_at_once(
+    db: Database, clock: Clock, board: int, worker: InboxWorker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Alice's password is being checked when Bob's mail comes: the batch looks in
+    again meanwhile, so Bob's check begins before Alice's ends, and both go together."""
+    unit.run(worker.site, ChangePassword("bobs-pw"), Who("bob", Password("pw")))
+    alices_begun, alices_end, bobs_begun = threading.Event(), threading.Event(), threading.Event()
+    real = pbm.usecases.auth.verify_password
+
+    def watched(password: str, stored: str) -> bool:
+        if password == "pw":
+            alices_begun.set()
+            alices_end.wait(30)
+        else:
+            bobs_begun.set()
+        return real(password, stored)
+
+    monkeypatch.setattr(pbm.usecases.auth, "verify_password", watched)
+    alices, bobs = first_moves(2)
+    deliver(
+        db, clock, ALICE, command_mail(ALICE, f"accasta move {board} alice pw {alices}", "<a@x>")
+    )
+    batches: list[worker_mod.Batch] = []
+    running = threading.Thread(target=lambda: batches.append(worker.run_batch()))
+    running.start()
+    try:
+        assert alices_begun.wait(30)
+        text = f"accasta move {board} bob bobs-pw {bobs}"
+        deliver(db, clock, BOB, command_mail(BOB, text, "<b@x>"))
+        assert bobs_begun.wait(30), "Bob's check waited for Alice's"
+        assert not alices_end.is_set()
+    finally:
+        alices_end.set()
+        running.join(30)
+    assert [b.done for b in batches] == [2]
+    assert moves_on(db, board) == 2
+    assert errors_to(db, ALICE) == errors_to(db, BOB) == 0
+
+
 def test_mails_left_over_by_the_time_budget_wait_for_the_next_batch(
     db: Database,
     clock: Clock,

@@ -3,8 +3,9 @@
 A batch is worked out on a snapshot, holding no lock: the waiting mails go
 through the pipeline's steps (``pbm.mail.pipeline``) and every command they
 hold is decided (``pbm.usecases.unit.decide``); passwords are checked in the
-background first, and mails still waiting for theirs are held for the next
-batch (``InboxWorker._checked``). Then one short write
+background first, mail that comes while the first mail's check goes on is
+read meanwhile (its checks begin too), and mails still waiting for theirs
+are held for the next batch (``InboxWorker._checked``). Then one short write
 transaction takes the mails that still wait, writes what was decided (a
 command whose board changed meanwhile is decided again there), marks the
 mails and, for this server's sender, claims the replies it wrote. A batch
@@ -33,6 +34,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from sqlmodel import Session
+
 from pbm import games
 from pbm.config import Config
 from pbm.mail.pipeline import Env, Mail, run_steps
@@ -49,6 +52,9 @@ log = logging.getLogger("pbm.worker")
 POLL_SECONDS = 1.0  # look for mail other instances accepted, even when not woken
 BATCH = 20  # mails worked out and written together
 PREPARE_SECONDS = 0.05  # ... or as many as take this long to work out (no lock held)
+# While the first waiting mail's password is being checked, look for new mail this often
+# (its checks begin then too).
+LOOK_SECONDS = 0.01
 # ... and as many as are written in this long: the write lock is let go after
 # the mail that passes it (a mail's commands are written together), and the
 # rest of the batch waits for the next one.
@@ -116,72 +122,90 @@ class InboxWorker:
         # one): the first mails after a start would wait for it otherwise.
         games.registry()
 
-    def _read(self, row: inbox.WaitingMail, env: Env) -> Mail:
-        """The mail through the pipeline's steps (once: a held mail was read before)."""
-        held = self._held.pop(row.id, None)
-        if held is not None:
-            return held
-        return run_steps(Mail(row.id, row.raw, row.mail_from, row.rcpt_to.split("\n")), env)
+    def _take_in(self, snapshot: Session, limit: int) -> list[Mail]:
+        """This worker's share of the waiting mails, oldest first, through the pipeline's
+        steps (once: a mail held from an earlier look was read then)."""
+        k, n = self.shard
+        waiting = [
+            row
+            for row in inbox.waiting(snapshot, limit * n)
+            if n == 1 or sender_share(row.mail_from, n) == k
+        ][:limit]
+        env = Env(
+            self.config,
+            seen=functools.partial(inbox.seen, snapshot),
+            game_of=functools.partial(game_of, snapshot),
+            account=lambda userid: load_accounts(snapshot, [userid]).get(userid.lower()),
+        )
+        held, self._held = self._held, {}
+        return [
+            held.get(row.id)
+            or run_steps(Mail(row.id, row.raw, row.mail_from, row.rcpt_to.split("\n")), env)
+            for row in waiting
+        ]
 
     def _checked(self, world: World, mails: Sequence[Mail]) -> int:
         """How many of ``mails``, from the first, have had their passwords checked.
 
-        The checks of every mail's passwords begin at once, in the background;
-        the batch waits for the first mail's, and for the others as long as it
-        may take to work mail out (``PREPARE_SECONDS``), then carries out the
-        mails up to the first still waiting (the rest are held, read, for the
-        next batches). So a burst of players' first mails is carried out in the
-        order it came, a few at a time as their checks end, not all at the end
-        of the slowest.
+        The checks of every mail's passwords begin at once, in the background.
+        While the first mail's go on, the answer is 0 after ``LOOK_SECONDS``:
+        the batch looks at the inbox again, so mail that came meanwhile has its
+        checks begun too. Once they are done, the others' are waited for as long
+        as it may take to work mail out (``PREPARE_SECONDS``), and the batch
+        carries out the mails up to the first still waiting (the rest are held,
+        read, for the next batches). So a burst of players' first mails is
+        carried out in the order it came, a few at a time as their checks end,
+        not all at the end of the slowest.
         """
         check = self.site.passwords
-        deadline = time.monotonic() + PREPARE_SECONDS
         pairs = [unit.passwords(self.site, world, m.requests) for m in mails]
         running = [check.start(mail_pairs) for mail_pairs in pairs]
-        futures.wait(running[0])
-        futures.wait([f for r in running[1:] for f in r], max(deadline - time.monotonic(), 0))
+        if futures.wait(running[0], LOOK_SECONDS).not_done:
+            return 0
+        futures.wait([f for r in running[1:] for f in r], PREPARE_SECONDS)
         return next((i for i, p in enumerate(pairs) if i and check.start(p)), len(mails))
+
+    def _decide(self, limit: int) -> list[tuple[Mail, list[unit.Decided]]]:
+        """The next waiting mails whose passwords are checked, and their commands decided
+        on one snapshot (none: no mail waits)."""
+        while True:
+            with self.db.read() as snapshot:
+                mails = self._take_in(snapshot, limit)
+                if not mails:
+                    return []
+                requests = [r for m in mails for r in m.requests]
+                # The boards are read once it is known which mails go ahead (``preload``).
+                world = unit.world_for(self.site, snapshot, requests, boards=False)
+                ready = self._checked(world, mails)
+                self._held = {m.row_id: m for m in mails[ready:]}
+                if not ready:
+                    continue  # the first mail's passwords are still being checked: look again
+                mails = mails[:ready]
+                unit.preload(world, [r for m in mails for r in m.requests])
+                deadline = time.monotonic() + PREPARE_SECONDS
+                decided: list[tuple[Mail, list[unit.Decided]]] = []
+                for mail in mails:
+                    if decided and time.monotonic() > deadline:
+                        self._held[mail.row_id] = mail  # the rest waits for the next batch
+                        continue
+                    decided.append(
+                        (mail, [unit.decide(self.site, world, r) for r in mail.requests])
+                    )
+                return decided
 
     def run_batch(self, limit: int = BATCH) -> Batch:
         """Work out and carry out a batch of waiting mails; what it did."""
-        k, n = self.shard
-        with self.db.read() as snapshot:
-            waiting = [
-                row
-                for row in inbox.waiting(snapshot, limit * n)
-                if n == 1 or sender_share(row.mail_from, n) == k
-            ][:limit]
-            if not waiting:
-                return NOTHING
-            env = Env(
-                self.config,
-                seen=functools.partial(inbox.seen, snapshot),
-                game_of=functools.partial(game_of, snapshot),
-                account=lambda userid: load_accounts(snapshot, [userid]).get(userid.lower()),
-            )
-            mails = [self._read(row, env) for row in waiting]
-            requests = [r for m in mails for r in m.requests]
-            # The boards are read once it is known which mails go ahead (``preload``).
-            world = unit.world_for(self.site, snapshot, requests, boards=False)
-            ready = self._checked(world, mails)
-            self._held = {m.row_id: m for m in mails[ready:]}
-            mails = mails[:ready]
-            unit.preload(world, [r for m in mails for r in m.requests])
-            deadline = time.monotonic() + PREPARE_SECONDS
-            decided: list[list[unit.Decided]] = []
-            for mail in mails:
-                if decided and time.monotonic() > deadline:
-                    break  # the rest waits for the next batch
-                decided.append([unit.decide(self.site, world, r) for r in mail.requests])
-            mails = mails[: len(decided)]
+        decided = self._decide(limit)
+        if not decided:
+            return NOTHING
         with self.db.transaction() as session:
             deadline = time.monotonic() + WRITE_SECONDS
-            mine = inbox.take(session, [m.row_id for m in mails])
+            mine = inbox.take(session, [m.row_id for m, _ in decided])
             writer = unit.Writer(self.site, session)
             done: list[tuple[Mail, list[unit.Decided]]] = []
             written: list[int] = []
             finished = []
-            for mail, ds in zip(mails, decided, strict=True):
+            for mail, ds in decided:
                 if mail.row_id not in mine:
                     continue
                 if done and time.monotonic() > deadline:
