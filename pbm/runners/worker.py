@@ -116,7 +116,8 @@ class InboxWorker:
         self.clock = clock
         self.shard = shard
         self.hand_over_replies = hand_over_replies
-        # Mails read in an earlier batch whose passwords were still being checked.
+        # Mails read already but not carried out yet: their passwords were still being
+        # checked, or the batch's time ran out. The next look takes them as they are.
         self._held: dict[int, Mail] = {}
         # The games' modules are loaded now (python-chess builds its tables, for
         # one): the first mails after a start would wait for it otherwise.
