@@ -43,8 +43,11 @@ def board(site: Site) -> int:
 
 @pytest.fixture(autouse=True)
 def time_enough(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Time enough for every waiting mail to be in one batch, on a slow machine too."""
+    """Time enough for every waiting mail to be in one batch, on a slow machine too: a
+    pause of the test process (a garbage collection late in a long suite, say) must not
+    split a batch whose writing is allowed 0.2 s."""
     monkeypatch.setattr(worker_mod, "PREPARE_SECONDS", 60.0)
+    monkeypatch.setattr(worker_mod, "WRITE_SECONDS", 60.0)
 
 
 def make_worker(db: Database, config: Config, clock: Clock) -> InboxWorker:
