@@ -161,20 +161,18 @@ def world_for(
     """A world on ``session`` (a snapshot) with what ``requests`` act on read at once:
     the accounts, and the boards unless ``boards`` is False (``preload`` reads them later)."""
     world = World(session, site.config, site.clock())
-    world.preload(accounts=[r.who.userid for r in requests if r.who is not None])
-    if boards:
-        preload(world, requests)
-    world.reads.clear()  # what a decision reads is counted when it decides
+    preload(world, requests, boards=boards)
     return world
 
 
-def preload(world: World, requests: Sequence[Request]) -> None:
-    """Read the boards and accounts ``requests`` act on, all at once."""
+def preload(world: World, requests: Sequence[Request], *, boards: bool = True) -> None:
+    """Read the accounts ``requests`` name and, unless ``boards`` is False, the boards
+    they act on, all at once."""
     world.preload(
-        boards=[r.action.board for r in requests if r.action.board is not None],
+        boards=[r.action.board for r in requests if boards and r.action.board is not None],
         accounts=[r.who.userid for r in requests if r.who is not None],
     )
-    world.reads.clear()
+    world.reads.clear()  # what a decision reads is counted when it decides
 
 
 def passwords(site: Site, world: World, requests: Sequence[Request]) -> list[tuple[str, str]]:
