@@ -39,6 +39,7 @@ class ServerConfig:
     process_inbox: bool = True
     inbox_workers: int = 1
     keep_raw_days: int = 7
+    mail_attempts: int = 3
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,8 @@ class OutboundConfig:
 class LimitsConfig:
     error_replies_per_hour: int = 10
     answers_per_address_per_hour: int = 20
+    player_error_replies_per_hour: int = 30
+    player_answers_per_hour: int = 60
     commands_per_mail: int = 20
     password_failures: int = 5
     password_lockout_minutes: int = 15

@@ -13,6 +13,7 @@ first of them instead. Pure: no I/O.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -49,6 +50,28 @@ class RecordMove:
     side: int
     text: str
     comment: str = ""
+
+
+def _json_record(text: str, game: str | None) -> Record:
+    """The JSON record (``{"tags": {...}, "moves": [{"ply", "notation", ...}]}``)."""
+    try:
+        data = json.loads(text)
+        tags = {str(k): str(v) for k, v in data.get("tags", {}).items()}
+        entries = list(data.get("moves", []))
+        moves = tuple(
+            RecordMove(
+                (int(e["ply"]) + 1) // 2,
+                (int(e["ply"]) + 1) % 2,
+                str(e["notation"]),
+                str(e.get("comment") or ""),
+            )
+            for e in entries
+        )
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise RecordError(f"not a JSON game record: {exc}") from None
+    rules = game_of(tags, game)
+    result = _RESULT_TOKEN.get(tags.get("Result", ""))
+    return Record(tags, moves, result, game=rules.name, termination=tags.get("Termination") or None)
 
 
 def game_of(tags: dict[str, str], game: str | None = None) -> Game:
@@ -144,8 +167,11 @@ def _result_from_words(words: str, game: Game) -> str | None:
 
 
 def parse_record(text: str, game: str | None = None) -> Record:
-    """Read a record (of ``game``, else the game its tags name); ``RecordError`` when the
-    move numbers do not add up."""
+    """Read a record (of ``game``, else the game its tags name): the text record, the JSON
+    record ``pbm archive --format json`` writes, or a game's own format (PGN);
+    ``RecordError`` when it is none of them or the move numbers do not add up."""
+    if text.lstrip().startswith("{"):
+        return _json_record(text, game)
     tags: dict[str, str] = {}
     body_lines = []
     for ln in text.splitlines():

@@ -115,6 +115,7 @@ _EMPTY_ORDER = (
     "processed_messages",
     "password_failures",
     "answer_counts",
+    "answer_errors",
 )
 _SERIALS = (
     ("games", "board"),

@@ -37,6 +37,7 @@ from pbm.usecases.bounces import Bounced
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move
 from pbm.usecases.site import Site
+from pbm.usecases.vacations import Vacation as GoOnVacation
 
 SERVER = "pbm@example.org"
 SECRET = "s3cret"
@@ -80,7 +81,8 @@ Diagnostic-Code: smtp; 550 5.1.1 <{recipient}>: Recipient address rejected
 def test_a_permanent_failure_names_its_outbox_row() -> None:
     path = bounce_address(SERVER, SECRET, 42)
     assert re.fullmatch(r"pbm\+bounce-42\.\w+@example\.org", path)
-    assert report_for(dsn(path, BOB), (path,), SERVER, SECRET) == Report(42, permanent=True)
+    found = report_for(dsn(path, BOB), (path,), SERVER, SECRET)
+    assert found == Report(42, permanent=True, recipients=frozenset({BOB}))
 
 
 def test_a_delay_is_no_failure() -> None:
@@ -141,9 +143,9 @@ def test_a_bounce_stands_the_clock_still_and_a_move_ends_it(
     board = unit.run(site, Challenge("accasta", "bob", "alice", admin=True))[0].board or 0
     with db.read() as s:
         to_bob = max(o.id or 0 for o in s.exec(select(OutboxMessage)) if o.to_addr == BOB_SITE)
-    unit.run(site, Bounced(to_bob))
+    unit.run(site, Bounced(to_bob, frozenset({BOB_SITE})))
     assert queries.player(site, "bob").bouncing
-    unit.run(site, Bounced(to_bob))  # a second report: still one stop
+    unit.run(site, Bounced(to_bob, frozenset({BOB_SITE})))  # a second report: still one stop
     with db.read() as s:
         assert len([v for v in s.exec(select(Vacation)) if v.kind == "bounce"]) == 1
     # Past the forfeit: bob (to move) loses nothing while his mail bounces.
@@ -164,3 +166,52 @@ def test_a_bounce_stands_the_clock_still_and_a_move_ends_it(
 
 def test_a_bounce_for_a_forgotten_row_does_nothing(site: Site) -> None:
     assert unit.run(site, Bounced(999)) == ()
+
+
+# --- forged reports ------------------------------------------------------------------------
+
+
+def test_a_report_with_a_return_path_is_not_genuine() -> None:
+    """Only the mail system writes reports, with the null return path (RFC 5321 4.5.5)."""
+    path = bounce_address(SERVER, SECRET, 42)
+    found = report_for(dsn(path, BOB), (path,), SERVER, SECRET, return_path="bob@example.net")
+    assert found is not None and not found.genuine
+    assert report_for(dsn(path, BOB), (path,), SERVER, SECRET, return_path="").genuine
+
+
+def test_a_plain_mail_to_a_bounce_address_is_not_genuine() -> None:
+    path = bounce_address(SERVER, SECRET, 42)
+    plain = b"From: bob@example.net\nSubject: Undelivered\n\nYour mail failed: 550 5.1.1\n"
+    found = report_for(plain, (path,), SERVER, SECRET, return_path="")
+    assert found is not None and not found.genuine
+
+
+def test_a_report_about_another_address_stops_nothing(
+    db: Database, config: Config, clock: Clock, site: Site
+) -> None:
+    unit.run(site, Challenge("accasta", "bob", "alice", admin=True))
+    with db.read() as s:
+        to_bob = max(o.id or 0 for o in s.exec(select(OutboxMessage)) if o.to_addr == BOB_SITE)
+    unit.run(site, Bounced(to_bob, frozenset({"someone@else.example"})))
+    assert not queries.player(site, "bob").bouncing
+
+
+def test_a_bounce_stops_the_clock_no_longer_than_the_vacation_days_left(
+    db: Database, config: Config, clock: Clock, site: Site
+) -> None:
+    """A forged (or real) bounce buys at most the vacation days the player has left."""
+    board = unit.run(site, Challenge("accasta", "bob", "alice", admin=True))[0].board or 0
+    unit.run(site, GoOnVacation(26), Who("bob", Password("pw")))  # 4 of 30 days left
+    unit.run(site, GoOnVacation(None), Who("bob", Password("pw")))  # back at once: 0 days used
+    unit.run(site, GoOnVacation(26), Who("bob", Password("pw")))
+    clock.advance(days=26)
+    with db.read() as s:
+        to_bob = max(o.id or 0 for o in s.exec(select(OutboxMessage)) if o.to_addr == BOB_SITE)
+    unit.run(site, Bounced(to_bob, frozenset({BOB_SITE})))
+    assert queries.player(site, "bob").bouncing
+    clock.advance(days=4)
+    assert not queries.player(site, "bob").bouncing  # the 4 days left are spent
+    clock.advance(days=21, minutes=1)  # then his forfeit time runs as ever
+    run_tick(db, config, clock())
+    assert queries.board(site, board).termination == "forfeit"
+    assert not queries.player(site, "bob").bouncing

@@ -205,3 +205,33 @@ def test_a_sqlite_site_needs_no_psycopg(tmp_path: Path) -> None:
         pbm("game", "list", cwd=tmp_path, env=env, python=NO_PSYCOPG), "pbm[postgres]"
     )
     assert SHOWN in line
+
+
+def test_init_makes_the_database_and_its_wal_files_private_even_with_a_lax_umask(
+    tmp_path: Path,
+) -> None:
+    """The SQLite file holds received mail (passwords in it): 0600, and SQLite gives its
+    -wal and -shm files the same mode."""
+    lax = ("-c", "import os; os.umask(0); from pbm.cli import main; main()")
+    env = {"PBM_CONFIG": str(tmp_path / "pbm.toml")}
+    assert pbm("init", cwd=tmp_path, env=env, python=lax).returncode == 0
+    db = tmp_path / "data" / "pbm.sqlite3"
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600
+    # A connection that stays open keeps the -wal and -shm files there to look at.
+    probe = (
+        "-c",
+        "import os, sqlite3, stat, sys; os.umask(0); c = sqlite3.connect(sys.argv[1]); "
+        "c.execute('PRAGMA journal_mode=WAL'); c.execute('CREATE TABLE IF NOT EXISTS t (x)'); "
+        "c.execute('INSERT INTO t VALUES (1)'); c.commit(); "
+        "print(*(oct(stat.S_IMODE(os.stat(sys.argv[1] + s).st_mode)) for s in ('-wal', '-shm')))",
+        str(db),
+    )
+    modes = subprocess.run(
+        [sys.executable, *probe], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert modes == ["0o600", "0o600"]
+    db.chmod(0o666)
+    (tmp_path / "pbm.toml").chmod(0o666)
+    warned = pbm("init", cwd=tmp_path, env=env).stderr
+    assert f"{tmp_path / 'pbm.toml'} is readable by others (mode 666)" in warned
+    assert f"{db} is readable by others (mode 666)" in warned

@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from pbm import version
-from pbm.cli import admin, backup, outbox, play, prune, rules, serve, status
+from pbm.cli import admin, backup, inbox, outbox, play, prune, rules, serve, status
 from pbm.cli.faults import Main
 
 
@@ -33,6 +33,7 @@ def main(ctx: click.Context, config_file: str | None, debug: bool) -> None:
 main.add_command(rules.rules)
 main.add_command(serve.serve)
 main.add_command(outbox.outbox)
+main.add_command(inbox.inbox)
 main.add_command(prune.prune)
 main.add_command(status.status)
 admin.register(main)

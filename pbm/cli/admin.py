@@ -18,7 +18,14 @@ from pbm import archive as archive_mod
 from pbm import config as config_mod
 from pbm.cli.output import emit, json_option
 from pbm.cli.rules import parse_options
-from pbm.cli.site import load_config, located, open_database, open_site, parse_time
+from pbm.cli.site import (
+    load_config,
+    located,
+    open_database,
+    open_site,
+    parse_time,
+    readable_by_others,
+)
 from pbm.store.engine import head_revision, init_db, shown_url
 from pbm.store.engine import upgrade as upgrade_db
 from pbm.usecases import challenges, moves, proposals, queries, unit
@@ -42,11 +49,6 @@ def init(ctx: click.Context, address: str | None, data_dir: str | None) -> None:
     path = located(ctx).path
     if path.exists():
         click.echo(f"config: {path} (kept)")
-        if path.stat().st_mode & 0o077:
-            click.echo(
-                f"warning: {path} is readable by others and holds mail.secret: chmod 600 {path}",
-                err=True,
-            )
     else:
         text = config_mod.default_file_text(
             config_mod.new_secret(),
@@ -58,6 +60,8 @@ def init(ctx: click.Context, address: str | None, data_dir: str | None) -> None:
     cfg = load_config(ctx)
     init_db(cfg).close()
     click.echo(f"database: {shown_url(cfg)} (at revision {head_revision()})")
+    for warning in readable_by_others(cfg):
+        click.echo(warning, err=True)
 
 
 @click.group()

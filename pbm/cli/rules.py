@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import BinaryIO
 
 import click
 
@@ -145,9 +145,9 @@ def show(
 
 @rules.command("replay")
 @_common
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file", type=click.File("rb"))
 def replay_cmd(
-    game: str | None, variant: str | None, options: tuple[str, ...], file: TextIO
+    game: str | None, variant: str | None, options: tuple[str, ...], file: BinaryIO
 ) -> None:
     """Replay a game record (FILE, or - for standard input): final diagram and result.
 
@@ -155,7 +155,16 @@ def replay_cmd(
     variant and options; --variant and --option override them. Exits 1 naming the
     move number, the side and the reason at the first illegal move.
     """
-    text = file.read()
+    data = file.read()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        click.echo(
+            f"error: {file.name} is not UTF-8 text (byte {exc.start + 1} is not UTF-8): "
+            "a game record is UTF-8; convert it first (iconv -t UTF-8)",
+            err=True,
+        )
+        sys.exit(1)
     try:
         record = parse_record(text, game)
         result = replay(record, game, variant, parse_options(options))

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import click
 
-from pbm.cli.site import load_config, open_database
+from pbm.cli.site import load_config, open_database, readable_by_others
 from pbm.runners.logs import configure_logging
 from pbm.runners.serve import serve as run_server
 
@@ -23,6 +24,8 @@ def serve(ctx: click.Context) -> None:
         )
     with open_database(ctx):
         pass  # there, and at the newest revision: the server opens its own connections
+    for warning in readable_by_others(cfg):
+        logging.getLogger("pbm.serve").warning("%s", warning.removeprefix("warning: "))
     try:
         asyncio.run(run_server(cfg))
     except OSError as exc:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 
 import click
 
@@ -21,6 +22,28 @@ from pbm.store.engine import Database, current_revision, head_revision, shown_ur
 from pbm.usecases.site import Site, utc_now
 
 NOW_HELP = "Act as if it were this time (ISO 8601, UTC unless a zone is given)."
+
+
+def readable_by_others(cfg: config_mod.Config) -> list[str]:
+    """Warnings for the files that hold secrets (the config: ``mail.secret``; the SQLite
+    file and its -wal and -shm: received mail with passwords) and that others can read."""
+    files = [cfg.path] if cfg.path is not None else []
+    url = cfg.database_url
+    if url.startswith("sqlite:///"):
+        db_file = Path(url.removeprefix("sqlite:///").partition("?")[0])
+        files += [db_file, Path(f"{db_file}-wal"), Path(f"{db_file}-shm")]
+    found = []
+    for path in files:
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            continue
+        if mode & 0o077:
+            found.append(
+                f"warning: {path} is readable by others (mode {mode & 0o777:o}) and holds "
+                f"secrets: chmod 600 {path}"
+            )
+    return found
 
 
 def located(ctx: click.Context) -> config_mod.Located:

@@ -19,7 +19,9 @@ from pbm.store import health
 from pbm.store.engine import head_revision, shown_url
 
 
-def report(h: health.Health, now: datetime, found: list[str]) -> dict[str, object]:
+def report(
+    h: health.Health, now: datetime, found: list[str], warned: list[str] | None = None
+) -> dict[str, object]:
     """What ``pbm status`` says, as data (``--json`` prints it as it is)."""
     return {
         "inbox": {
@@ -37,7 +39,11 @@ def report(h: health.Health, now: datetime, found: list[str]) -> dict[str, objec
             "oldest_pending_minutes": health.minutes(h.oldest_pending, now),
         },
         "failed_recently": h.failed_recently,
+        "set_aside_recently": h.set_aside_recently,
+        "locked": list(h.locked),
+        "held": h.held,
         "problems": found,
+        "warnings": warned or [],
         "ok": not found,
     }
 
@@ -50,8 +56,8 @@ def lines(data: dict[str, object], hours: int) -> list[str]:
     """The report as text lines."""
     inbox, outbox = data["inbox"], data["outbox"]
     assert isinstance(inbox, dict) and isinstance(outbox, dict)
-    problems = data["problems"]
-    assert isinstance(problems, list)
+    problems, warned = data["problems"], data.get("warnings", [])
+    assert isinstance(problems, list) and isinstance(warned, list)
     return [
         f"pbm {data['version']}",
         f"database: {data['database']} (revision {data['revision']})",
@@ -60,6 +66,7 @@ def lines(data: dict[str, object], hours: int) -> list[str]:
         f"{outbox['retrying']} retrying after a failed attempt, "
         f"{outbox['failed']} failed (given up), {outbox['sent']} sent",
         f"failed deliveries: {data['failed_recently']} in the last {hours} h",
+        *(f"warning: {w}" for w in warned),
         *(f"problem: {p}" for p in problems),
         "status: ok" if data["ok"] else "status: PROBLEM",
     ]
@@ -75,13 +82,17 @@ def status(ctx: click.Context, as_json: bool, now_text: str | None) -> None:
     cfg = load_config(ctx)
     hours = cfg.status.failed_within_hours
     with open_database(ctx) as db, db.read() as session:
-        h = health.read(session, now - timedelta(hours=hours))
+        lockout = (
+            cfg.limits.password_failures,
+            timedelta(minutes=cfg.limits.password_lockout_minutes),
+        )
+        h = health.read(session, now - timedelta(hours=hours), now, lockout)
     found = health.problems(h, now, cfg.status.max_wait_minutes, hours)
     data = {
         "version": version(),
         "database": shown_url(cfg),
         "revision": head_revision(),
-        **report(h, now, found),
+        **report(h, now, found, health.warnings(h)),
     }
     click.echo(dumps(data) if as_json else "\n".join(lines(data, hours)))
     if found:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from pbm.mail.addresses import TokenAddress, parse_token_address
 from pbm.mail.body import body_text
+from pbm.mail.controls import one_line, strip_controls
 from pbm.mail.headers import (
     DEFAULT_POLICY,
     ParsedOnce,
@@ -63,27 +64,29 @@ def read_message(
     raw: bytes, *, mail_from: str, rcpt_tos: list[str], server_address: str
 ) -> Inbound:
     """Parse a received mail. Never raises: garbage gives an Inbound with an ``ignore_reason``."""
-    return_path = clean(mail_from).strip().strip("<>").strip()
-    rcpt = tuple(clean(r).strip().strip("<>") for r in rcpt_tos)
+    return_path = one_line(clean(mail_from)).strip("<>").strip()
+    rcpt = tuple(one_line(clean(r)).strip("<>") for r in rcpt_tos)
     try:
         msg = email.message_from_bytes(raw, _class=ParsedOnce, policy=DEFAULT_POLICY)
         sender_name, sender = sender_address(msg)
         sender = sender or return_path
-        text = body_text(msg)
+        # Cleaned here, where it enters: nothing with a NUL or a bidi override is stored
+        # or mailed on (``pbm.mail.controls``).
+        text = strip_controls(body_text(msg))
         message_id = _CONTROLS.sub("", header_text(msg, "Message-ID")).strip()[:250]
         ignore = never_answer(msg, return_path, server_address)
         if ignore is None and not usable_address(sender):
             ignore = f"no address to answer ({sender!r})"
         return Inbound(
             sender=sender,
-            sender_name=sender_name,
+            sender_name=one_line(sender_name),
             return_path=return_path,
             rcpt=rcpt,
             message_id=message_id,
             thread_id=msg_id(message_id),
-            subject=" ".join(header_text(msg, "Subject").split()),
-            in_reply_to=header_text(msg, "In-Reply-To").strip(),
-            references=tuple(header_text(msg, "References").split()),
+            subject=one_line(header_text(msg, "Subject")),
+            in_reply_to=one_line(header_text(msg, "In-Reply-To")),
+            references=tuple(one_line(header_text(msg, "References")).split()),
             text=text,
             new_text=strip_reply(text),
             token=_token(rcpt, server_address),

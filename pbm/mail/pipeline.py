@@ -26,11 +26,18 @@ from pbm.mail.inbound import Inbound, read_message
 from pbm.mail.quotes import command_candidates, subject_command_text
 from pbm.replies import Reply
 from pbm.usecases.accounts import Confirm, SetPassword
-from pbm.usecases.auth import ByReply, Who
+from pbm.usecases.auth import ByReply, Who, from_owner
 from pbm.usecases.bounces import Bounced
 from pbm.usecases.readers import account_nonce
 from pbm.usecases.reading import Answer, NoCommand
-from pbm.usecases.refusals import BadRequest, NotAPlayer, Refuse, Refused, WrongPassword
+from pbm.usecases.refusals import (
+    BadRequest,
+    ForeignSender,
+    NotAPlayer,
+    Refuse,
+    Refused,
+    WrongPassword,
+)
 from pbm.usecases.talk import Chat
 from pbm.usecases.text import wrap
 from pbm.usecases.unit import Action, Request
@@ -55,10 +62,12 @@ class Mail:
     raw: bytes
     mail_from: str
     rcpt: list[str]
+    attempts: int = 0  # failed attempts at working it out before this one
     inbound: Inbound | None = None
     outcome: str | None = None  # None: go on; else the inbox status: done / ignored / failed
     note: str = ""
     requests: list[Request] = field(default_factory=list)
+    fault: str | None = None  # why working it out failed this time (the worker's business)
 
     def settle(self, outcome: str, note: str) -> None:
         self.outcome, self.note = outcome, note
@@ -86,13 +95,20 @@ def bounce(mail: Mail, env: Env) -> None:
     address (``usecases.bounces``); nothing is ever answered."""
     assert mail.inbound is not None
     mail_cfg = env.config.mail
-    report = report_for(mail.raw, mail.inbound.rcpt, mail_cfg.address, mail_cfg.secret)
+    report = report_for(
+        mail.raw, mail.inbound.rcpt, mail_cfg.address, mail_cfg.secret, mail.inbound.return_path
+    )
     if report is None:
+        return
+    if not report.genuine:
+        why = "not from the mail system (a return path, or no RFC 3464 report)"
+        mail.settle("ignored", f"mail to the bounce address of outbox {report.outbox_id}: {why}")
         return
     if not report.permanent:
         mail.settle("ignored", f"delivery report for outbox {report.outbox_id}: no failure")
         return
-    mail.requests.append(Request(Bounced(report.outbox_id), message_id=mail.message_id))
+    bounced = Bounced(report.outbox_id, report.recipients)
+    mail.requests.append(Request(bounced, message_id=mail.message_id))
     mail.settle("done", f"bounce of outbox {report.outbox_id}")
 
 
@@ -174,6 +190,12 @@ def _account_reply(mail: Mail, env: Env, token: TokenAddress) -> bool:
         mail.settle("done", "wrong reply token")
         return True
     if token.kind == RESET:
+        try:  # a leaked reset mail sets no password: only its owner's address may
+            from_owner(account, inbound.sender, inbound.return_path, None)
+        except ForeignSender as foreign:
+            mail.requests.append(reading.refused(foreign, "", mail.message_id))
+            mail.settle("done", "reply address used by another address")
+            return True
         first = next((ln.strip() for ln in inbound.new_text.splitlines() if ln.strip()), "")
         if not first:
             why = BadRequest("Write the new password alone on the first line of your reply.")
@@ -334,6 +356,7 @@ class _Reading:
             in_reply_to=self.inbound.thread_id,
             message_id=key,
             answer_refusal=lambda error: [error_reply(sender, error.message, line, board, game)],
+            envelope=self.inbound.return_path,
         )
 
 

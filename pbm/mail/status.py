@@ -34,3 +34,14 @@ TOO_MANY_MAILS = "451 4.7.1 Too many mails from your address, try again later"
 # for all of them, before the first 250; if that fails, each gets the 451.
 LMTP_QUEUED = "250 2.0.0 <{address}> OK: queued as {id}"
 LMTP_TRY_AGAIN = "451 4.3.0 <{address}> Temporary failure, please try again later"
+
+# An envelope address with control characters in it (a NUL, say): RFC 5321 §4.2.2,
+# 553 "mailbox name not allowed"; RFC 3463 X.1.3, bad syntax. Nothing of it is stored.
+BAD_ADDRESS = "553 5.1.3 Mailbox name not allowed: control characters"
+# STARTTLS in a session that already speaks TLS: RFC 3207 §4.2 (a client MUST NOT
+# send it again; 503, bad sequence of commands; RFC 3463 X.5.1).
+TLS_ACTIVE = "503 5.5.1 TLS is already active"
+# A mail larger than smtp.max_message_bytes (RFC 5321 §4.5.3.1.7, RFC 1870 §6.3;
+# RFC 3463 X.3.4). Over LMTP, once per accepted recipient (RFC 2033 §4.2).
+TOO_BIG = "552 5.3.4 Message too big for this server"
+LMTP_TOO_BIG = "552 5.3.4 <{address}> Message too big for this server"

@@ -30,11 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from aiosmtpd.lmtp import LMTP
-from aiosmtpd.smtp import SMTP, Envelope, Session
+from aiosmtpd.smtp import SMTP, Envelope, Session, syntax
 
 from pbm.config import Config
 from pbm.mail import status
 from pbm.mail.addresses import accepts
+from pbm.mail.controls import has_controls
+from pbm.runners.logs import Throttled
 from pbm.runners.rates import ClientRates, Clock
 from pbm.store import inbox
 from pbm.store.engine import Database
@@ -105,6 +107,7 @@ class InboxHandler:
         self.config = config
         self.wake = wake
         self.writer = InboxWriter(db, clock)
+        self.trouble = Throttled(log, "could not commit a message to the inbox; answered 451")
         self.lmtp = config.smtp.protocol == "lmtp"
         # Behind a mail server (LMTP) every mail comes from that one client.
         self.rates: ClientRates | None = None
@@ -133,6 +136,9 @@ class InboxHandler:
         if self.rates is not None and not self.rates.admit_mail(session.peer):
             log.info("too many mails from %s: MAIL answered 451", session.peer)
             return status.TOO_MANY_MAILS
+        if has_controls(address) or "\n" in address:
+            log.info("MAIL FROM with control characters from %s: 553", session.peer)
+            return status.BAD_ADDRESS
         envelope.mail_from = address
         envelope.mail_options.extend(mail_options)
         return status.OK_SENDER
@@ -145,6 +151,8 @@ class InboxHandler:
         address: str,
         rcpt_options: list[str],
     ) -> str:
+        if has_controls(address) or "\n" in address:
+            return status.BAD_ADDRESS
         if not accepts(address, self.config.mail.address):
             log.info("refused RCPT %s from %s", address, session.peer)
             return status.NO_SUCH_USER.format(address=address)
@@ -162,15 +170,29 @@ class InboxHandler:
             return status.NO_RECIPIENTS
         try:
             row_id = await self.writer.add(raw, envelope.mail_from or "", rcpts)
-        except Exception:
-            log.exception("could not commit a message to the inbox; answered 451")
+        except Exception as exc:
+            self.trouble.fault(exc)
             if self.lmtp:
                 return _per_recipient(status.LMTP_TRY_AGAIN, rcpts)
             return status.TRY_AGAIN
+        self.trouble.cleared()
         self.wake.set()
         if self.lmtp:
             return _per_recipient(status.LMTP_QUEUED, rcpts, id=row_id)
         return status.OK_QUEUED.format(id=row_id)
+
+    async def handle_EHLO(
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        hostname: str,
+        responses: list[str],
+    ) -> list[str]:
+        """The EHLO (and LHLO) keywords, without AUTH: pbm has no SMTP logins, and a
+        server must not advertise what it cannot do (RFC 4954 §3)."""
+        session.host_name = hostname
+        return [r for r in responses if not r[4:].upper().startswith("AUTH")]
 
     async def handle_exception(self, error: Exception) -> str:
         # aiosmtpd would answer "500 Error: (Exception) text": never a 5xx for our
@@ -188,7 +210,33 @@ def _per_recipient(reply: str, rcpts: list[str], **values: object) -> str:
     return "\r\n".join(reply.format(address=rcpt, **values) for rcpt in rcpts)
 
 
-class RateLimitedSMTP(SMTP):
+class _Fixes(SMTP):
+    """What pbm answers differently from aiosmtpd, for SMTP and LMTP alike."""
+
+    @syntax("STARTTLS", when="tls_context")
+    async def smtp_STARTTLS(self, arg: str) -> None:
+        if self._tls_protocol is not None:  # RFC 3207 §4.2: once only
+            await self.push(status.TLS_ACTIVE)
+            return
+        await super().smtp_STARTTLS(arg)
+
+    async def push(self, reply: str) -> None:  # type: ignore[override]
+        # aiosmtpd answers an oversize DATA with one bare 552; say it with its
+        # enhanced code and, over LMTP, once for every accepted recipient (RFC 2033 §4.2).
+        if reply.startswith("552 Error: Too much mail data"):
+            rcpts = list(self.envelope.rcpt_tos) if self.envelope is not None else []
+            if isinstance(self, LMTP) and rcpts:
+                reply = _per_recipient(status.LMTP_TOO_BIG, rcpts)
+            else:
+                reply = status.TOO_BIG
+        await super().push(reply)
+
+
+class PbmLMTP(_Fixes, LMTP):
+    """aiosmtpd's LMTP with pbm's answers."""
+
+
+class RateLimitedSMTP(_Fixes):
     """aiosmtpd's SMTP, whose greeting is a 421 for a client over its connection rate.
 
     ``connection_made`` is asyncio's public protocol method: a connection over
@@ -245,7 +293,7 @@ def smtp_factory(handler: InboxHandler, config: Config) -> Callable[[], SMTP]:
 
     def make() -> SMTP:
         if handler.lmtp:
-            return LMTP(handler, ident="pbm LMTP", **options)
+            return PbmLMTP(handler, ident="pbm LMTP", **options)
         return RateLimitedSMTP(handler, ident="pbm ESMTP", **options)
 
     return make

@@ -25,6 +25,7 @@ from pbm.config import Config
 from pbm.mail.addresses import bounce_address
 from pbm.mail.message import build_message
 from pbm.mail.transports import DeliveryError, PermanentFailure, TemporaryFailure, Transport
+from pbm.runners.logs import Throttled
 from pbm.store import outbox
 from pbm.store.engine import Database
 
@@ -92,6 +93,7 @@ class OutboxSender:
         self._stop: asyncio.Event | None = None  # run_forever's, so a round can end early
         self._handed: set[asyncio.Task[int]] = set()  # hand_over's sends under way
         self._limit: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        self._trouble = Throttled(log, "outbox sender: the database cannot be written")
 
     # -- database work (blocking; called through asyncio.to_thread) --
 
@@ -123,6 +125,10 @@ class OutboxSender:
                 else:
                     statuses.append("pending")
             return statuses
+
+    def _mark_handed(self, ids: list[int], now: datetime) -> set[int]:
+        with self.db.transaction() as session:
+            return outbox.mark_handed(session, ids, self.worker, now)
 
     def next_due(self, now: datetime) -> datetime | None:
         """When the earliest pending row that no live lease holds is due (blocking)."""
@@ -178,8 +184,8 @@ class OutboxSender:
     async def _send_handed(self, rows: Sequence[outbox.ClaimedMail]) -> int:
         try:
             return await self._send(rows)
-        except Exception:  # they stay claimed: any sender takes them when the claim ends
-            log.exception("outbox: sending %d handed-over mail(s) failed", len(rows))
+        except Exception as exc:  # they stay claimed: any sender takes them when the claim ends
+            self._trouble.fault(exc)
             return 0
 
     def _return_path(self, outbox_id: int) -> str:
@@ -215,6 +221,12 @@ class OutboxSender:
                     return UNTRIED  # shutting down, or the lease nearly up: another may take it
                 if relay_down:
                     return DEFERRED  # nothing gets through now: later, no attempt charged
+                try:  # marked first: a retry must find it handed over, never send it twice
+                    if not await asyncio.to_thread(self._mark_handed, [row.id], self.clock()):
+                        return UNTRIED  # not ours any more
+                except Exception as exc:
+                    self._trouble.fault(exc)
+                    return DEFERRED
                 try:
                     await self.transport.send(msg, self._return_path(row.id), [row.to_addr])
                 except TemporaryFailure as exc:
@@ -255,8 +267,9 @@ class OutboxSender:
                 due = await asyncio.to_thread(self.next_due, now)
                 if due is not None:
                     delay = min(max((due - now).total_seconds(), 0.0), self.poll_seconds)
-            except Exception:
-                log.exception("outbox sender: round failed; trying again in %ss", delay)
+                self._trouble.cleared()
+            except Exception as exc:
+                self._trouble.fault(exc)
             if delay <= 0:
                 await asyncio.sleep(0)  # let others run between back-to-back rounds
                 continue

@@ -34,12 +34,14 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from sqlalchemy import exc as sa_exc
 from sqlmodel import Session
 
 from pbm import games
 from pbm.config import Config
+from pbm.mail.controls import one_line
 from pbm.mail.pipeline import Env, Mail, run_steps
-from pbm.runners.logs import configure_logging
+from pbm.runners.logs import Throttled, configure_logging
 from pbm.store import inbox, outbox
 from pbm.store.engine import Database
 from pbm.usecases import unit
@@ -64,6 +66,9 @@ WRITE_SECONDS = 0.2
 # takes them once the claim runs out. Longer than the sender's margin
 # (``sender.LEASE_MARGIN``), which it keeps before starting a send.
 HANDOVER_LEASE = timedelta(minutes=3)
+# Faults no mail causes: the database is out of reach, locked or full. The batch
+# is tried again as it is; any other fault is charged to the mail it came with.
+TRANSIENT = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError, TimeoutError)
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,9 @@ class InboxWorker:
         # Mails read already but not carried out yet: their passwords were still being
         # checked, or the batch's time ran out. The next look takes them as they are.
         self._held: dict[int, Mail] = {}
+        # After a batch failed as a whole: this many batches of one mail, so that the
+        # mail that causes it is found and charged (``server.mail_attempts``).
+        self._alone = 0
         # The games' modules are loaded now (python-chess builds its tables, for
         # one): the first mails after a start would wait for it otherwise.
         games.registry()
@@ -141,7 +149,9 @@ class InboxWorker:
         held, self._held = self._held, {}
         return [
             held.get(row.id)
-            or run_steps(Mail(row.id, row.raw, row.mail_from, row.rcpt_to.split("\n")), env)
+            or run_steps(
+                Mail(row.id, row.raw, row.mail_from, row.rcpt_to.split("\n"), row.attempts), env
+            )
             for row in waiting
         ]
 
@@ -189,43 +199,114 @@ class InboxWorker:
                     if decided and time.monotonic() > deadline:
                         self._held[mail.row_id] = mail  # the rest waits for the next batch
                         continue
-                    decided.append(
-                        (mail, [unit.decide(self.site, world, r) for r in mail.requests])
-                    )
+                    decided.append((mail, self._decided(world, mail)))
                 return decided
 
+    def _decided(self, world: World, mail: Mail) -> list[unit.Decided]:
+        """The mail's commands decided; none, and ``mail.fault`` set, when deciding fails."""
+        try:
+            return [unit.decide(self.site, world, r) for r in mail.requests]
+        except TRANSIENT:
+            raise
+        except Exception as exc:  # a bug that this mail finds: charged to it, never the rest
+            log.exception("inbox %d: deciding its commands failed", mail.row_id)
+            mail.fault = f"{type(exc).__name__}: {exc}"
+            return []
+
     def run_batch(self, limit: int = BATCH) -> Batch:
-        """Work out and carry out a batch of waiting mails; what it did."""
-        decided = self._decide(limit)
+        """Work out and carry out a batch of waiting mails; what it did.
+
+        No single mail can stop the queue: a mail whose commands cannot be decided
+        or written (whatever the fault, but the database's own) is charged an
+        attempt, and after ``server.mail_attempts`` it is set aside as ``failed``
+        (``pbm status`` says so, ``pbm inbox retry`` takes it back).
+        """
+        alone = self._alone > 0
+        if alone:
+            self._alone -= 1
+        decided = self._decide(1 if alone else limit)
         if not decided:
             return NOTHING
-        with self.db.transaction() as session:
-            deadline = time.monotonic() + WRITE_SECONDS
-            mine = inbox.take(session, [m.row_id for m, _ in decided])
-            writer = unit.Writer(self.site, session)
-            done: list[tuple[Mail, list[unit.Decided]]] = []
-            written: list[int] = []
-            finished = []
-            for mail, ds in decided:
-                if mail.row_id not in mine:
-                    continue
-                if done and time.monotonic() > deadline:
-                    break  # the rest waits for the next batch, the lock let go meanwhile
-                outcomes = writer.write(ds)
-                done.append((mail, ds))
-                written += [i for o in outcomes for i in o.outbox_ids]
-                finished.append(_finished(mail, outcomes)._replace(processed_by=self.worker_id))
-            erase = self.config.server.keep_raw_days == 0  # passwords kept no longer than needed
-            inbox.finish(session, finished, self.clock(), erase=erase)
-            handed: list[outbox.ClaimedMail] = []
-            if self.hand_over_replies:
-                handed = outbox.claim_written(
-                    session, written, self.worker_id, self.clock(), HANDOVER_LEASE
-                )
+        try:
+            return self._write(decided)
+        except TRANSIENT:
+            raise
+        except Exception as exc:
+            if len(decided) > 1:  # which mail? one at a time from now on, for a while
+                log.exception("inbox worker: a batch of %d failed; one at a time", len(decided))
+                self._alone = len(decided)
+                self._held = {}
+                raise
+            mail = decided[0][0]
+            log.exception("inbox %d: writing what it caused failed", mail.row_id)
+            mail.fault = f"{type(exc).__name__}: {exc}"
+            with self.db.transaction() as session:
+                return self._write([(mail, [])], session)
+
+    def _write(
+        self, decided: Sequence[tuple[Mail, list[unit.Decided]]], session: Session | None = None
+    ) -> Batch:
+        """Write what ``decided`` caused, in one transaction (``session``'s, or a new one)."""
+        if session is None:
+            with self.db.transaction() as session:
+                return self._write(decided, session)
+        deadline = time.monotonic() + WRITE_SECONDS
+        mine = inbox.take(session, [m.row_id for m, _ in decided])
+        writer = unit.Writer(self.site, session)
+        done: list[tuple[Mail, list[unit.Decided]]] = []
+        written: list[int] = []
+        finished = []
+        for mail, ds in decided:
+            if mail.row_id not in mine:
+                continue
+            if done and time.monotonic() > deadline:
+                break  # the rest waits for the next batch, the lock let go meanwhile
+            outcomes = self._written(session, writer, mail, ds)
+            if mail.fault is not None:
+                failed = self._charge(session, mail)
+                if failed is not None:
+                    finished.append(failed)
+                continue
+            done.append((mail, ds))
+            written += [i for o in outcomes for i in o.outbox_ids]
+            finished.append(_finished(mail, outcomes)._replace(processed_by=self.worker_id))
+        erase = self.config.server.keep_raw_days == 0  # passwords kept no longer than needed
+        inbox.finish(session, finished, self.clock(), erase=erase)
+        handed: list[outbox.ClaimedMail] = []
+        if self.hand_over_replies:
+            handed = outbox.claim_written(
+                session, written, self.worker_id, self.clock(), HANDOVER_LEASE
+            )
         for mail, _ in done:
             if mail.outcome == "ignored":
                 log.info("inbox %d ignored: %s", mail.row_id, mail.note)
         return Batch(len(done), handed, unclaimed=len(handed) < len(written))
+
+    def _written(
+        self, session: Session, writer: unit.Writer, mail: Mail, ds: list[unit.Decided]
+    ) -> list[unit.Outcome]:
+        """Write one mail's decisions in a savepoint: all of it, or (``mail.fault``) none."""
+        if mail.fault is not None:
+            return []
+        try:
+            with session.begin_nested():
+                return writer.write(ds)
+        except TRANSIENT:
+            raise
+        except Exception as exc:
+            log.exception("inbox %d: writing what it caused failed", mail.row_id)
+            mail.fault = f"{type(exc).__name__}: {exc}"
+            return []
+
+    def _charge(self, session: Session, mail: Mail) -> inbox.Finished | None:
+        """One more failed attempt at ``mail``: set aside after ``server.mail_attempts``."""
+        if mail.attempts + 1 < self.config.server.mail_attempts:
+            inbox.count_attempt(session, mail.row_id)
+            self._held.pop(mail.row_id, None)
+            return None
+        note = one_line(f"set aside after {mail.attempts + 1} failed attempts: {mail.fault}")
+        log.error("inbox %d %s; pbm inbox retry %d takes it back", mail.row_id, note, mail.row_id)
+        return inbox.Finished(mail.row_id, "failed", note[:500], mail.message_id, self.worker_id)
 
     async def run_forever(
         self,
@@ -277,12 +358,14 @@ async def drain(
 
     ``written`` gets each batch that did something, for its replies.
     """
+    trouble = Throttled(log, "inbox worker: a batch failed; trying again")
     while not stop.is_set():
         wake.clear()
         try:
             done = await batch()
-        except Exception:
-            log.exception("inbox worker: database trouble; trying again")
+            trouble.cleared()
+        except Exception as exc:
+            trouble.fault(exc)
             done = NOTHING
         if done.done:
             written(done)

@@ -14,6 +14,7 @@ The schema is created and upgraded by the alembic migrations shipped in
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -76,6 +77,17 @@ def _sqlite_setup(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
+def _private_file(path: Path) -> None:
+    """Make a new SQLite file readable by its owner only: it holds received mail, with
+    passwords in it. SQLite gives its -wal and -shm files the same mode (os_unix.c,
+    findCreateFileMode)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    os.close(fd)
+
+
 @dataclass
 class Database:
     """An engine and its session factory: ``transaction()`` to write, ``read()`` to look."""
@@ -97,6 +109,7 @@ class Database:
                 if not create and not path.exists():
                     raise FileNotFoundError(f"no database file {path}")
                 path.parent.mkdir(parents=True, exist_ok=True)
+                _private_file(path)
             engine = sa.create_engine(url, connect_args={"check_same_thread": False})
             _sqlite_setup(engine)
         else:

@@ -15,8 +15,10 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from pbm.store import inbox, outbox
+from pbm.store.tables import PasswordFailure, table
 
 OUTBOX = outbox.OUTBOX
+FAILURES = table(PasswordFailure)
 
 
 @dataclass(frozen=True)
@@ -29,14 +31,23 @@ class Health:
     retrying: int  # pending replies whose last delivery attempt failed
     oldest_pending: datetime | None  # the oldest reply not yet sent
     failed_recently: int  # replies given up on since the ``since`` of ``read``
+    set_aside_recently: int = 0  # received mails set aside (failed) since then
+    locked: tuple[str, ...] = ()  # accounts whose password commands are locked now
+    held: int = 0  # counted answers held back by the limits, to be sent when they resume
 
     @property
     def waiting(self) -> int:
         return self.inbox.get("new", 0)
 
 
-def read(session: Session, since: datetime) -> Health:
-    """The queues now; ``failed_recently`` counts the replies given up on since ``since``."""
+def read(
+    session: Session,
+    since: datetime,
+    now: datetime | None = None,
+    lockout: tuple[int, timedelta] | None = None,
+) -> Health:
+    """The queues at ``now``; ``failed_recently`` counts the replies given up on since
+    ``since``; ``lockout`` (failures, window): which accounts are locked out now."""
     pending = OUTBOX.c.status == "pending"
     # A given-up row keeps when its last attempt was due: it failed then or a little later.
     last_try = sa.func.coalesce(OUTBOX.c.next_attempt_at, OUTBOX.c.created_at)
@@ -52,7 +63,25 @@ def read(session: Session, since: datetime) -> Health:
         retrying=int(session.execute(retrying).scalar_one()),
         oldest_pending=oldest,
         failed_recently=int(session.execute(failed).scalar_one()),
+        set_aside_recently=inbox.failed_since(session, since),
+        locked=locked_accounts(session, now, lockout) if now and lockout else (),
+        held=outbox.held(session, now) if now else 0,
     )
+
+
+def locked_accounts(
+    session: Session, now: datetime, lockout: tuple[int, timedelta]
+) -> tuple[str, ...]:
+    """The userids with ``lockout[0]`` wrong passwords or more within ``lockout[1]``."""
+    failures, window = lockout
+    stmt = (
+        sa.select(FAILURES.c.userid)
+        .where(FAILURES.c.failed_at >= now - window)
+        .group_by(FAILURES.c.userid)
+        .having(sa.func.count() >= failures)
+        .order_by(FAILURES.c.userid)
+    )
+    return tuple(str(u) for u in session.execute(stmt).scalars())
 
 
 def minutes(since: datetime | None, now: datetime) -> int | None:
@@ -81,5 +110,26 @@ def problems(health: Health, now: datetime, max_wait_minutes: int, hours: int) -
         found.append(
             f"{health.failed_recently} reply(s) given up on in the last {hours} h "
             "(pbm outbox list --status failed)"
+        )
+    if health.set_aside_recently:
+        found.append(
+            f"{health.set_aside_recently} received mail(s) set aside in the last {hours} h "
+            "after failed attempts (pbm inbox list --status failed; pbm inbox retry ID)"
+        )
+    return found
+
+
+def warnings(health: Health) -> list[str]:
+    """What an admin should know that is no fault of the site's: locks and held answers."""
+    found = []
+    if health.locked:
+        found.append(
+            f"password commands locked for {', '.join(health.locked)} after wrong passwords "
+            "(pbm player show UID; pbm player unlock UID)"
+        )
+    if health.held:
+        found.append(
+            f"{health.held} answer(s) held back by the answer limits, sent when they resume "
+            "(pbm outbox list; pbm player unlock UID sends a player's now)"
         )
     return found

@@ -42,6 +42,7 @@ class WaitingMail(NamedTuple):
     raw: bytes
     mail_from: str
     rcpt_to: str  # the envelope recipients, one per line
+    attempts: int = 0  # how often working it out failed before
 
 
 class Finished(NamedTuple):
@@ -75,12 +76,18 @@ def add(session: Session, mails: Sequence[Received], now: datetime) -> list[int]
 def waiting(session: Session, limit: int) -> list[WaitingMail]:
     """The mails that wait to be acted on, oldest first."""
     stmt = (
-        sa.select(INBOX.c.id, INBOX.c.raw, INBOX.c.mail_from, INBOX.c.rcpt_to)
+        sa.select(INBOX.c.id, INBOX.c.raw, INBOX.c.mail_from, INBOX.c.rcpt_to, INBOX.c.attempts)
         .where(INBOX.c.status == "new")
         .order_by(INBOX.c.id)
         .limit(limit)
     )
-    return [WaitingMail(int(i), raw, mf, rt) for i, raw, mf, rt in session.execute(stmt)]
+    return [WaitingMail(int(i), raw, mf, rt, int(n)) for i, raw, mf, rt, n in session.execute(stmt)]
+
+
+def count_attempt(session: Session, inbox_id: int) -> None:
+    """One more failed attempt at working out a mail (it stays waiting)."""
+    stmt = sa.update(INBOX).where(INBOX.c.id == inbox_id).values(attempts=INBOX.c.attempts + 1)
+    session.execute(stmt)
 
 
 def take(session: Session, ids: Sequence[int]) -> set[int]:
@@ -161,3 +168,49 @@ def oldest_waiting(session: Session) -> datetime | None:
     stmt = sa.select(sa.func.min(INBOX.c.received_at)).where(INBOX.c.status == "new")
     found: datetime | None = session.execute(stmt).scalar()  # min() keeps the column's type
     return found
+
+
+class Listed(NamedTuple):
+    """An inbox row as ``pbm inbox list`` shows it."""
+
+    id: int
+    received_at: datetime
+    mail_from: str
+    status: str
+    attempts: int
+    note: str | None
+
+
+def listed(session: Session, status: str | None, limit: int = 100) -> list[Listed]:
+    """The newest rows (of ``status``; None: all), newest first."""
+    stmt = sa.select(
+        INBOX.c.id,
+        INBOX.c.received_at,
+        INBOX.c.mail_from,
+        INBOX.c.status,
+        INBOX.c.attempts,
+        INBOX.c.note,
+    ).order_by(INBOX.c.id.desc())
+    if status is not None:
+        stmt = stmt.where(INBOX.c.status == status)
+    return [Listed(*row) for row in session.execute(stmt.limit(limit))]
+
+
+def retry(session: Session, inbox_ids: Sequence[int]) -> int:
+    """Set failed mails waiting again, their attempts forgotten; how many."""
+    stmt = (
+        sa.update(INBOX)
+        .where(
+            INBOX.c.id.in_(inbox_ids), INBOX.c.status == "failed", sa.func.length(INBOX.c.raw) > 0
+        )
+        .values(status="new", attempts=0, note=None, processed_at=None)
+    )
+    return int(session.connection().execute(stmt).rowcount)
+
+
+def failed_since(session: Session, since: datetime) -> int:
+    """How many received mails were set aside (``failed``) since ``since``."""
+    stmt = sa.select(sa.func.count()).where(
+        INBOX.c.status == "failed", INBOX.c.processed_at >= since
+    )
+    return int(session.execute(stmt).scalar_one())

@@ -84,9 +84,11 @@ def enqueue(
 
 
 def _due(now: datetime) -> sa.ColumnElement[bool]:
-    """Pending rows whose time has come and that no live lease holds."""
+    """Pending rows whose time has come, that no live lease holds and that were not
+    handed to the transport already."""
     return sa.and_(
         OUTBOX.c.status == "pending",
+        OUTBOX.c.handed_at.is_(None),
         sa.or_(OUTBOX.c.next_attempt_at.is_(None), OUTBOX.c.next_attempt_at <= now),
         sa.or_(OUTBOX.c.claimed_until.is_(None), OUTBOX.c.claimed_until < now),
     )
@@ -134,8 +136,47 @@ def _claim(
 def claim_due(
     session: Session, worker: str, now: datetime, limit: int, lease: timedelta
 ) -> list[ClaimedMail]:
-    """Take up to ``limit`` due rows, oldest first, for ``lease``."""
+    """Take up to ``limit`` due rows, oldest first, for ``lease``.
+
+    Rows handed to the transport whose outcome was never written (the sender's
+    database write failed, or it died just then) are taken as sent first: they
+    most likely were, and a reply sent twice is what must not happen.
+    """
+    unrecorded = sa.and_(
+        OUTBOX.c.status == "pending",
+        OUTBOX.c.handed_at.is_not(None),
+        sa.or_(OUTBOX.c.claimed_until.is_(None), OUTBOX.c.claimed_until < now),
+    )
+    session.execute(
+        sa.update(OUTBOX)
+        .where(unrecorded)
+        .values(
+            status="sent",
+            sent_at=OUTBOX.c.handed_at,
+            attempts=OUTBOX.c.attempts + 1,
+            claimed_by=None,
+            claimed_until=None,
+            last_error="handed to the transport; its outcome was never written: taken as sent",
+        )
+    )
     return _claim(session, sa.true(), worker, now, lease, limit)
+
+
+def mark_handed(session: Session, ids: Sequence[int], worker: str, now: datetime) -> set[int]:
+    """Mark claimed rows as given to the transport, before they are; the ids marked.
+
+    Written before the hand-over, so that a retry finds it done even when its
+    outcome cannot be written after (a full disk): at most once, not twice.
+    """
+    if not ids:
+        return set()
+    stmt = (
+        sa.update(OUTBOX)
+        .where(OUTBOX.c.id.in_(ids), OUTBOX.c.claimed_by == worker, OUTBOX.c.status == "pending")
+        .values(handed_at=now)
+        .returning(OUTBOX.c.id)
+    )
+    return {int(i) for i in session.execute(stmt).scalars()}
 
 
 def claim_written(
@@ -153,7 +194,7 @@ def release(session: Session, ids: Sequence[int], worker: str) -> None:
         session.execute(
             sa.update(OUTBOX)
             .where(OUTBOX.c.id.in_(ids), OUTBOX.c.claimed_by == worker)
-            .values(claimed_by=None, claimed_until=None)
+            .values(claimed_by=None, claimed_until=None, handed_at=None)
         )
 
 
@@ -166,7 +207,7 @@ def defer(session: Session, ids: Sequence[int], worker: str, until: datetime) ->
         session.execute(
             sa.update(OUTBOX)
             .where(OUTBOX.c.id.in_(ids), OUTBOX.c.claimed_by == worker)
-            .values(claimed_by=None, claimed_until=None, next_attempt_at=until)
+            .values(claimed_by=None, claimed_until=None, next_attempt_at=until, handed_at=None)
         )
 
 
@@ -202,6 +243,7 @@ def record_failure(
         "last_error": error,
         "claimed_by": None,
         "claimed_until": None,
+        "handed_at": None,
         "status": status,
     }
     if retry_at is not None:
@@ -235,6 +277,7 @@ def next_due(session: Session, now: datetime) -> datetime | None:
     due_at = sa.func.coalesce(OUTBOX.c.next_attempt_at, OUTBOX.c.created_at)
     stmt = sa.select(sa.func.min(due_at)).where(
         OUTBOX.c.status == "pending",
+        OUTBOX.c.handed_at.is_(None),
         sa.or_(OUTBOX.c.claimed_until.is_(None), OUTBOX.c.claimed_until < now),
     )
     found: datetime | None = session.execute(stmt).scalar()
@@ -283,6 +326,7 @@ def retry(session: Session, ids: Sequence[int], *, all_failed: bool, now: dateti
                 next_attempt_at=now,
                 claimed_by=None,
                 claimed_until=None,
+                handed_at=None,
             )
         )
     return RetryResult(requeued, skipped)
@@ -292,3 +336,14 @@ def counts(session: Session) -> dict[str, int]:
     """How many rows have each status."""
     stmt = sa.select(OUTBOX.c.status, sa.func.count()).group_by(OUTBOX.c.status)
     return {str(status): int(n) for status, n in session.execute(stmt)}
+
+
+def held(session: Session, now: datetime) -> int:
+    """Counted answers held back by the answer limits (``pbm.usecases.limits``): pending,
+    never tried, due later."""
+    stmt = sa.select(sa.func.count()).where(
+        OUTBOX.c.status == "pending",
+        OUTBOX.c.attempts == 0,
+        OUTBOX.c.next_attempt_at > now,
+    )
+    return int(session.execute(stmt).scalar_one())

@@ -27,6 +27,7 @@ from sqlmodel import Session
 from pbm.store.engine import Database
 from pbm.store.tables import (
     AnswerCount,
+    AnswerError,
     InboxMessage,
     OutboxMessage,
     PasswordFailure,
@@ -49,6 +50,7 @@ _OUTBOX = table(OutboxMessage)
 _SEEN = table(ProcessedMessage)
 _FAILURES = table(PasswordFailure)
 _ANSWERS = table(AnswerCount)
+_ERRORS = table(AnswerError)
 
 
 class Pruned(NamedTuple):
@@ -103,6 +105,7 @@ def prune(session: Session, now: datetime, keep_raw_days: int) -> Pruned:
     answers = conn.execute(
         sa.delete(_ANSWERS).where(_ANSWERS.c.hour < now - KEEP_COUNTERS)
     ).rowcount
+    conn.execute(sa.delete(_ERRORS).where(_ERRORS.c.hour < now - KEEP_COUNTERS))
     return Pruned(int(raw), int(bodies), int(seen), int(failures), int(answers))
 
 

@@ -218,6 +218,7 @@ class InboxMessage(SQLModel, table=True):
     note: str | None = Field(default=None, sa_type=sa.Text)
     processed_at: datetime | None = _utc_column(nullable=True, index=True)
     processed_by: str | None = None  # the worker that acted on it (HOST:PID)
+    attempts: int = 0  # how often working it out failed (``server.mail_attempts``)
 
 
 class OutboxMessage(SQLModel, table=True):
@@ -244,6 +245,8 @@ class OutboxMessage(SQLModel, table=True):
     sent_at: datetime | None = _utc_column(nullable=True)
     claimed_by: str | None = None
     claimed_until: datetime | None = _utc_column(nullable=True)
+    handed_at: datetime | None = _utc_column(nullable=True)  # given to the transport
+    attachment: str | None = Field(default=None, sa_type=sa.Text)  # JSON: pbm.replies.Attachment
 
 
 class ProcessedMessage(SQLModel, table=True):
@@ -276,6 +279,16 @@ class AnswerCount(SQLModel, table=True):
     errors: int = 0
 
 
+class AnswerError(SQLModel, table=True):
+    """A refusal sent to an address in one clock hour, by a digest of what it said."""
+
+    __tablename__ = "answer_errors"
+
+    address: str = Field(primary_key=True)  # lower case
+    hour: datetime = Field(sa_type=UTCDateTime, primary_key=True)
+    digest: str = Field(primary_key=True)
+
+
 ALL_TABLES: tuple[str, ...] = (
     "players",
     "games",
@@ -290,6 +303,7 @@ ALL_TABLES: tuple[str, ...] = (
     "processed_messages",
     "password_failures",
     "answer_counts",
+    "answer_errors",
 )
 
 

@@ -40,7 +40,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from pbm.usecases.changes import AccountChange, FailureChange
-from pbm.usecases.refusals import LockedOut, NotConfirmed, WrongPassword
+from pbm.usecases.refusals import ForeignSender, LockedOut, NotConfirmed, WrongPassword
 from pbm.usecases.text import fmt_time, note
 from pbm.usecases.world import Account, World
 
@@ -250,6 +250,7 @@ def authenticate(
     board: int | None,
     passwords: PasswordCheck,
     sender: str | None = None,
+    envelope: str | None = None,
 ) -> Actor:
     """The ``Actor`` for ``who`` acting on ``board`` (None: no board); ``WrongPassword`` if not.
 
@@ -258,21 +259,66 @@ def authenticate(
     password commands for the account are refused without being checked
     (``LockedOut``, answered at most once an hour, but always to mail from the
     account's own address: ``sender``) and the owner is told once. A reply
-    address keeps working all the while: its token is no password.
+    address keeps working all the while: its token is no password; but it acts
+    only for mail from the account's own address (``from_owner``).
     """
     account = world.account(who.userid)
     credentials = who.credentials
     if isinstance(credentials, Password):
         owner = sender is not None and sender.lower() == account.email.lower()
         _check_password(world, account, credentials.password, passwords, owner)
-    elif isinstance(credentials, ByReply) and credentials.board != board:
-        raise WrongPassword("This reply address does not let you do that; use your password.")
+    elif isinstance(credentials, ByReply):
+        if sender is not None:
+            from_owner(account, sender, envelope, board)
+        if credentials.board != board:
+            raise WrongPassword("This reply address does not let you do that; use your password.")
     if not account.active and not isinstance(credentials, Admin):
         raise NotConfirmed(
             f"The account {account.display} is not confirmed yet: reply to the mail that "
             "asked you to confirm it (it was sent to its address)."
         )
     return Actor(account, credentials)
+
+
+def same_mailbox(a: str, b: str) -> bool:
+    """Whether two addresses name one mailbox (the domain is case-insensitive, RFC 5321
+    2.4; local parts are compared without case too, as every real mail system does)."""
+    return a.strip().lower() == b.strip().lower()
+
+
+def from_owner(account: Account, sender: str, envelope: str | None, board: int | None) -> None:
+    """Let a mail to ``account``'s reply address act only when it comes from his address.
+
+    A board mail forwarded, or leaked, must not hand over the game: the From
+    address must be the account's, and the envelope sender (when there is
+    one) too, or at least of its domain (many providers write a return path
+    of their own there, ``prvs=...`` or a VERP). Anyone else is answered with
+    silence, and the owner is told at his own address what happened.
+    """
+    domain = account.email.rpartition("@")[2].lower()
+    envelope_ok = (
+        not envelope
+        or same_mailbox(envelope, account.email)
+        or envelope.rpartition("@")[2].lower() == domain
+    )
+    if same_mailbox(sender, account.email) and envelope_ok:
+        return
+    where = f"board {board}" if board is not None else "your account"
+    refused = ForeignSender(f"A mail from {sender} used the reply address of {account.display}.")
+    refused.silent = True  # never an answer to the other address
+    refused.notices = (
+        note(
+            account.email,
+            "pbm - your reply address was used by another address",
+            f"A mail from {sender} used your reply address for {where}; nothing was done. "
+            "Reply addresses act only for mail from your registered address, "
+            f"{account.email}. If that mail was yours, send it again from {account.email}, "
+            "or change your address with: address "
+            f"{account.display} PASSWORD NEW-ADDRESS",
+            board,
+        ),
+    )
+    raise refused
 
 
 def locked_out(world: World, userid: str) -> bool:

@@ -31,6 +31,10 @@ class WrongPassword(Refused):
     """Bad password, or a reply address that does not allow this."""
 
 
+class ForeignSender(WrongPassword):
+    """A reply address used from an address that is not its account's (a forwarded mail)."""
+
+
 class LockedOut(WrongPassword):
     """Too many wrong passwords lately: password commands are refused unchecked."""
 

@@ -41,9 +41,15 @@ from pbm.usecases.auth import (
 )
 from pbm.usecases.changes import AccountChange, Change, Stale, VacationChange
 from pbm.usecases.readers import addressed
-from pbm.usecases.refusals import AlreadyProcessed, BoardChanged, Refused
+from pbm.usecases.refusals import (
+    AlreadyProcessed,
+    BoardChanged,
+    LockedOut,
+    Refused,
+    WrongPassword,
+)
 from pbm.usecases.site import Site
-from pbm.usecases.world import OPEN_END, Key, World
+from pbm.usecases.world import Key, World
 
 ATTEMPTS = 3  # decisions of one command, before it is refused as too contended
 
@@ -90,6 +96,7 @@ class Request:
     in_reply_to: str | None = None
     message_id: str | None = None
     answer_refusal: Callable[[Refused], Sequence[Reply]] | None = None
+    envelope: str | None = None  # the SMTP envelope sender ("" for a bounce)
 
 
 @dataclass
@@ -119,7 +126,9 @@ def decide(site: Site, world: World, request: Request, actor: Actor | None = Non
         try:
             if actor is None and request.who is not None:
                 who, board = request.who, request.action.board
-                actor = authenticate(world, who, board, site.passwords, request.sender)
+                actor = authenticate(
+                    world, who, board, site.passwords, request.sender, request.envelope
+                )
             decided = _rehashed(request.action.decide(world, actor), actor)
             decision: Decision | Refused = _address_works(decided, world, actor)
         except Refused as exc:
@@ -150,7 +159,7 @@ def _address_works(decision: Decision, world: World, actor: Actor | None) -> Dec
     ended = [
         VacationChange(v, replace(v, ends_at=world.now))
         for v in world.vacations(actor.userid)
-        if v.kind == "bounce" and v.ends_at >= OPEN_END
+        if v.kind == "bounce" and v.ends_at > world.now
     ]
     return replace(decision, changes=(*decision.changes, *ended))
 
@@ -285,6 +294,7 @@ def _write_one(site: Site, session: Session, item: Decided, world: World) -> Out
         with session.begin_nested():
             if request.message_id and not inbox.remember(session, request.message_id, now):
                 raise AlreadyProcessed(request.message_id)
+            _no_guess_past_the_lockout(world, item)
             if isinstance(decision, Refused):
                 outcome.refused = decision
                 if request.answer_refusal is None:
@@ -309,6 +319,26 @@ def _write_one(site: Site, session: Session, item: Decided, world: World) -> Out
     except _Undo:
         pass
     return outcome
+
+
+def _no_guess_past_the_lockout(world: World, item: Decided) -> None:
+    """A decision that checked a password stands only if the account was not locked out
+    meanwhile (``Stale``: decided again, and refused as locked out then).
+
+    Two server instances may check two guesses at the same moment, each on a
+    snapshot that shows one failure fewer than the lockout: the account's row
+    is locked while its failures are counted again here, so the one written
+    second sees the first's failure and no guess past the limit is let in.
+    """
+    who, decision = item.request.who, item.decision
+    if who is None or not isinstance(who.credentials, Password) or isinstance(decision, LockedOut):
+        return
+    checked = item.actor is not None or isinstance(decision, WrongPassword)
+    if isinstance(decision, Refused) and not checked:
+        return  # refused before the password was looked at (no such account, say)
+    world.lock_account(who.userid)
+    if locked_out(world, who.userid):
+        raise Stale
 
 
 def _forget_replaced_passwords(site: Site, changes: Sequence[Change]) -> None:

@@ -21,6 +21,19 @@ def vacation_days(v: Away) -> int:
     return -(-(v.ends_at - v.starts_at) // DAY)
 
 
+def days_left(world: World, userid: str, year: int, but: Away | None = None) -> int:
+    """What is left of ``userid``'s yearly allowance in ``year``: vacations and the stops
+    of a bouncing address count alike (``but``: one not to count, being replaced)."""
+    allowance = world.config.clock.vacation_days_per_year
+    used = sum(
+        # A bounce's stop counts as far as it went: it ends when he writes again.
+        vacation_days(replace(v, ends_at=min(v.ends_at, world.now)) if v.kind == "bounce" else v)
+        for v in world.vacations(userid)
+        if v.starts_at.year == year and v != but
+    )
+    return max(allowance - used, 0)
+
+
 @dataclass(frozen=True)
 class Vacation:
     """Go on vacation for ``days`` days from now (None: come back now).
@@ -46,13 +59,12 @@ class Vacation:
         changes: list[Change] = []
         current = next((v for v in taken if v.starts_at <= now < v.ends_at), None)
         if current is not None:
-            ended = replace(current, ends_at=now)
-            changes.append(VacationChange(current, ended))
-            taken[taken.index(current)] = ended
+            changes.append(VacationChange(current, replace(current, ends_at=now)))
         elif self.days is None:
             raise BadRequest(f"{me.display} is not on vacation.")
-        used = sum(vacation_days(v) for v in taken if v.starts_at.year == now.year)
-        left = max(allowance - used, 0)
+        left = days_left(world, me.userid, now.year, but=current)
+        if current is not None:
+            left = max(left - vacation_days(replace(current, ends_at=now)), 0)
         if self.days is None:
             text = (
                 f"Welcome back, {me.display}: your vacation is over and your clocks "

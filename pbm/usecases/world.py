@@ -295,8 +295,12 @@ def _in(column: sa.ColumnElement[object], values: Iterable[object]) -> sa.Column
     return column.in_(sorted(set(values), key=str))
 
 
-def load_accounts(session: Session, userids: Iterable[str]) -> dict[str, Account]:
-    """The accounts of ``userids`` (lower-case keys) that exist."""
+def load_accounts(
+    session: Session, userids: Iterable[str], now: datetime | None = None
+) -> dict[str, Account]:
+    """The accounts of ``userids`` (lower-case keys) that exist; ``bouncing`` as of
+    ``now`` (None: a bounce's stop that has no end)."""
+    open_stop = VACATIONS.c.ends_at > now if now is not None else VACATIONS.c.ends_at == OPEN_END
     wanted = {u.lower() for u in userids}
     if not wanted:
         return {}
@@ -315,7 +319,8 @@ def load_accounts(session: Session, userids: Iterable[str]) -> dict[str, Account
         .where(
             VACATIONS.c.userid == PLAYERS.c.userid,
             VACATIONS.c.kind == "bounce",
-            VACATIONS.c.ends_at == OPEN_END,
+            open_stop,
+            VACATIONS.c.starts_at <= now if now is not None else sa.true(),
         )
         .label("bouncing"),
     ).where(_in(PLAYERS.c.userid, wanted))
@@ -348,7 +353,7 @@ def load_vacations(
 
 
 def load_boards(
-    session: Session, numbers: Iterable[int], *, lock: bool = False
+    session: Session, numbers: Iterable[int], *, lock: bool = False, now: datetime | None = None
 ) -> dict[int, Board]:
     """The boards of ``numbers`` that exist, with all that belongs to them.
 
@@ -419,7 +424,7 @@ def load_boards(
         found = {row["white"], row["black"], *(m.userid for m in moves[number])}
         return found | {f.userid for f in followers[number] if f.userid}
 
-    people = load_accounts(session, set().union(*(named(n) for n in found)))
+    people = load_accounts(session, set().union(*(named(n) for n in found)), now)
     starts = {n: r["clock_since"] or r["last_move_at"] or r["created_at"] for n, r in rows.items()}
     vacations = load_vacations(session, players, ending_after=min(starts.values()))
     pauses = load_pauses(session)
@@ -489,14 +494,14 @@ class World:
     def preload(self, boards: Iterable[int] = (), accounts: Iterable[str] = ()) -> None:
         """Load these boards and accounts now, all at once (what a batch will ask for)."""
         numbers = [n for n in set(boards) if n not in self._boards]
-        loaded = load_boards(self.session, numbers, lock=self.lock)
+        loaded = load_boards(self.session, numbers, lock=self.lock, now=self.now)
         for n in numbers:
             self._boards[n] = loaded.get(n)
         for board in loaded.values():
             for uid, account in board.people.items():
                 self._accounts.setdefault(uid, account)
         uids = [u.lower() for u in set(accounts) if u.lower() not in self._accounts]
-        found = load_accounts(self.session, uids)
+        found = load_accounts(self.session, uids, self.now)
         for uid in uids:
             self._accounts[uid] = found.get(uid)
 
@@ -551,6 +556,13 @@ class World:
         self.reads.add(account_key(userid))
         found = load_vacations(self.session, [userid.lower()])
         return tuple(sorted(found, key=lambda v: v.starts_at))
+
+    def lock_account(self, userid: str) -> None:
+        """Hold ``userid``'s row until the write transaction ends (PostgreSQL's row lock;
+        SQLite's write transaction holds the whole file already): what is counted for the
+        account next is not counted by another server instance meanwhile."""
+        stmt = sa.select(PLAYERS.c.userid).where(PLAYERS.c.userid == userid.lower())
+        self.session.execute(stmt.with_for_update())
 
     def failures(self, userid: str, since: datetime) -> int:
         """Wrong passwords given for ``userid`` since ``since``."""
