@@ -9,7 +9,18 @@ sender delivers them.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file that goes with a mail (a game record): its name, MIME type and text."""
+
+    filename: str
+    content_type: str
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +38,8 @@ class Reply:
     ``counted``: an automatic mail to an address that does not play or follow
     the game it is about (help, errors, answers, account mail): the site's
     answer limit counts it. A board's mails to its players and followers are
-    not counted.
+    not counted. ``waits``: one that someone else asked for (a challenge): past
+    the limit it is held (``not_before``), never dropped.
     """
 
     to: str
@@ -39,3 +51,21 @@ class Reply:
     is_error: bool = False
     counted: bool = True
     reply_key: str | None = None
+    waits: bool = False  # past the answer limit: held until answers resume, not dropped
+    not_before: datetime | None = None  # sent no earlier than this (a held answer)
+    attachments: tuple[Attachment, ...] = ()
+    thread: str | None = None  # the subject of its board's thread (``usecases.threads``)
+
+
+def attachments_json(attachments: tuple[Attachment, ...]) -> str | None:
+    """How the outbox keeps a reply's attachments (None: none)."""
+    if not attachments:
+        return None
+    return json.dumps([[a.filename, a.content_type, a.text] for a in attachments])
+
+
+def attachments_of(stored: str | None) -> tuple[Attachment, ...]:
+    """The attachments the outbox kept (``attachments_json``)."""
+    if not stored:
+        return ()
+    return tuple(Attachment(str(f), str(t), str(x)) for f, t, x in json.loads(stored))

@@ -72,6 +72,7 @@ class Row:
     in_reply_to: str | None = None
     message_id: str = "<1.abc@example.org>"
     created_at: datetime = T0
+    thread: str | None = None
 
 
 def _admin_url() -> sa.URL:

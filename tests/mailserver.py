@@ -139,10 +139,20 @@ class Sink:
         return out
 
 
+def about(msg: EmailMessage) -> str:
+    """What a mail is about: its subject, and for a mail in a game's thread (whose subject
+    is the board's) the first line of its body, which says what this one is."""
+    subj = str(msg["Subject"] or "")
+    if " Board " in subj and ": " in subj and " vs " in subj:
+        first = body_of(msg).split("\n", 1)[0]
+        return f"{subj} | {first}"
+    return subj
+
+
 def _matches(msg: EmailMessage, to: str, subject: str | re.Pattern[str]) -> bool:
     if str(msg["X-Envelope-To"]).lower() != to.lower():
         return False
-    subj = str(msg["Subject"] or "")
+    subj = about(msg)
     if isinstance(subject, re.Pattern):
         return subject.search(subj) is not None
     return subject in subj

@@ -155,9 +155,15 @@ def test_normalize_drops_move_numbers_and_annotations() -> None:
 # --- text that is no move ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["hello", "", "Thanks", "0000", "--", "Z0", "e9", "i4", "Nf"])
+@pytest.mark.parametrize("text", ["hello", "", "Thanks", "0000", "--", "Z0", "Nf"])
 def test_no_move_at_all_is_bad_notation(text: str) -> None:
     with pytest.raises(BadNotation, match="is not a chess move: write it like e4, Nf3"):
+        parse_move(chess.Board(), text)
+
+
+@pytest.mark.parametrize(("text", "square"), [("e9", "e9"), ("i4", "i4"), ("Nb9", "b9")])
+def test_a_square_that_is_none_is_named(text: str, square: str) -> None:
+    with pytest.raises(BadNotation, match=f"^{square} is not a square of the board"):
         parse_move(chess.Board(), text)
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from pbm import commands, games
 from pbm.commands import ALL, CommandError, Context, Parsed, help_text, parse, parse_reply
-from pbm.commands.grammar import Args
+from pbm.commands.grammar import Args, bare
 from pbm.usecases import accounts, challenges, moves, proposals, queue, reading, talk, vacations
 from pbm.usecases.auth import ByReply, Password, Who
 
@@ -456,9 +456,17 @@ def test_reply_mode(line: str, name: str, args: Args) -> None:
     assert found.game is None  # the reply address's board says which
 
 
-@pytest.mark.parametrize("line", ["Thanks!", "h1-b2", "a8", "a0:-b1", "", "   "])
+@pytest.mark.parametrize("line", ["Thanks!", "h1-b2", "", "   "])
 def test_reply_mode_finds_no_command_in_what_is_none(line: str) -> None:
     assert parse_reply(line, ACCASTA.looks_like_move) is None
+
+
+@pytest.mark.parametrize("line", ["a8", "a0:-b1"])
+def test_reply_mode_reads_a_move_on_a_cell_that_is_none_so_the_rules_can_name_it(
+    line: str,
+) -> None:
+    found = parse_reply(line, ACCASTA.looks_like_move)
+    assert found is not None and found.args.move == line
 
 
 @pytest.mark.parametrize(
@@ -720,7 +728,8 @@ def test_any_text_is_parsed_or_refused_without_crashing(line: str) -> None:
     board=st.integers(min_value=1, max_value=10**9 - 1),
     userid=words,
     password=words,
-    move=words.filter(lambda w: w.lower() != "resign"),
+    # Punctuation around a move is a sentence's, not the move's (test below).
+    move=words.filter(lambda w: w.lower() != "resign" and bare(w) == w),
     guard=st.none() | st.integers(min_value=1, max_value=10**6),
 )
 def test_a_written_move_reads_back(
@@ -732,6 +741,13 @@ def test_a_written_move_reads_back(
     assert found.args == Args(
         board=board, userid=userid, password=password, move=move, expect=guard
     )
+
+
+@pytest.mark.parametrize(
+    ("written", "move"), [("a1:C+b2.", "a1:C+b2"), ("e4!", "e4"), ("(Nf3)", "Nf3"), ("e4?!", "e4")]
+)
+def test_a_sentences_punctuation_is_no_part_of_a_move(written: str, move: str) -> None:
+    assert read(f"accasta move 1 bob pw {written}").args.move == move
 
 
 def test_the_meaning_of_words_is_left_to_the_use_cases() -> None:

@@ -16,8 +16,14 @@ T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 LIMITS = LimitsConfig(answers_per_address_per_hour=3, error_replies_per_hour=2)
 
 
-def answer(to: str = "victim@example.org", *, error: bool = False, counted: bool = True) -> Reply:
-    return Reply(to=to, subject="pbm - help", body="Commands...\n", is_error=error, counted=counted)
+def answer(
+    to: str = "victim@example.org",
+    *,
+    error: bool = False,
+    counted: bool = True,
+    body: str = "Commands...\n",
+) -> Reply:
+    return Reply(to=to, subject="pbm - help", body=body, is_error=error, counted=counted)
 
 
 def test_counts_are_kept_per_address_and_hour(db: Database) -> None:
@@ -67,7 +73,7 @@ def test_window_arithmetic() -> None:
 
 def test_errors_have_a_limit_of_their_own(db: Database) -> None:
     with db.transaction() as s:
-        got = screen(s, [answer(error=True) for _ in range(4)], T0, LIMITS)
+        got = screen(s, [answer(error=True, body=f"Mistake {n}\n") for n in range(4)], T0, LIMITS)
     assert len(got) == 2 and "error replies" in got[1].body
 
 

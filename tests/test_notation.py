@@ -168,7 +168,7 @@ def test_cells_must_be_on_a_line_and_not_the_origin() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["", "   ", "hello", "resign", "a1", "a1:", "a1-", "z9:C-a1", "a1:Q-b1", "1. a1:C-d1"]
+    "text", ["", "   ", "hello", "resign", "a1", "a1:", "a1-", "a1:Q-b1", "1. a1:C-d1"]
 )
 def test_garbage_is_bad_notation(text: str) -> None:
     with pytest.raises(BadNotation) as info:
@@ -232,3 +232,11 @@ def test_help_text_examples_from_the_start_are_legal() -> None:
             parse_turn(start, text.strip())
         readings = {canonical(start, text.strip()) for text in moves.split(" = ")}
         assert len(readings) == 1, moves
+
+
+@pytest.mark.parametrize(
+    ("text", "cell"), [("z9:C-a1", "z9"), ("b9:S-b8", "b9"), ("a1:C-h1", "h1")]
+)
+def test_a_cell_that_is_none_is_named(text: str, cell: str) -> None:
+    with pytest.raises(BadNotation, match=f"^{cell} is not a cell of the board"):
+        parse_turn(START, text)

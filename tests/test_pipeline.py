@@ -286,17 +286,23 @@ def test_a_reply_with_no_command_is_told_so() -> None:
     assert (mail.outcome, mail.note) == ("done", "no command")
 
 
-def test_a_malformed_reply_line_is_refused_quoting_it() -> None:
+def test_words_after_a_move_are_its_comment_when_no_line_is_a_command() -> None:
     mail = commands_of("a1:-d1 please", rcpt=bob_token())
+    (request,) = mail.requests
+    assert request.action == moves.Move(12, "a1:-d1", None, "please", message_id=MID)
+
+
+def test_a_malformed_reply_line_is_refused_quoting_it() -> None:
+    mail = commands_of("a1:-d1#0 please", rcpt=bob_token())
     (request,) = mail.requests
     error = refusal_of(request)
     assert error.message == (
-        "'please' is left over after the command.\nIn a reply: MOVE[#N]  (or: move MOVE[#N])"
+        "#N must be a move number like #7, not '#0'.\nIn a reply: MOVE[#N]  (or: move MOVE[#N])"
     )
     answer = answer_of(request)
     assert answer.subject == "Accasta Board 12 - error"
     assert answer.board == 12
-    assert answer.body.startswith("Your command:\n  > a1:-d1 please\n\n'please' is left over")
+    assert answer.body.startswith("Your command:\n  > a1:-d1#0 please\n\n#N must be")
 
 
 def test_a_reply_with_no_command_line_says_what_it_began_with() -> None:
@@ -421,11 +427,12 @@ def test_good_lines_beside_a_malformed_one_are_carried_out() -> None:
 def counting(
     read: Callable[..., commands.Parsed | None], calls: Counter[str]
 ) -> Callable[..., commands.Parsed | None]:
-    """``read`` as it is, counting the lines it is given."""
+    """``read`` as it is, counting the lines it is given (a lenient reading apart: it is
+    a second way of reading a line, tried when no line of the mail is a command)."""
 
-    def counted(line: str, *args: object) -> commands.Parsed | None:
-        calls[line] += 1
-        return read(line, *args)
+    def counted(line: str, *args: object, **kw: bool) -> commands.Parsed | None:
+        calls[f"{line} (lenient)" if kw.get("lenient") else line] += 1
+        return read(line, *args, **kw)
 
     return counted
 

@@ -506,7 +506,7 @@ def test_refusals_name_the_fault() -> None:
     after = play(start, "a1:C-d1")
     assert "a2 is headed by White" in refusal(after, "a2:C-b1")
     assert "d1 is a stack headed by White: write x not -" in refusal(after, "g1:C-d1")
-    for garbage in ("hello", "", "z9:C-a1", "a1:", "a1:Q-b1", "1-0"):
+    for garbage in ("hello", "", "a1:", "a1:Q-b1", "1-0"):
         with pytest.raises(BadNotation) as info:
             parse_turn(start, garbage)
         assert "not an Accasta move" in str(info.value)

@@ -367,13 +367,17 @@ def test_another_worker_does_not_take_a_finished_mail(
 
 
 def limited(db: Database, config: Config, clock: Clock, per_hour: int) -> InboxWorker:
-    config = replace(config, limits=replace(config.limits, error_replies_per_hour=per_hour))
+    limits = replace(
+        config.limits, error_replies_per_hour=per_hour, player_error_replies_per_hour=per_hour
+    )
+    config = replace(config, limits=limits)
     return make_worker(db, config, clock)
 
 
 def bad_mails(db: Database, clock: Clock, sender: str, board: int, count: int, tag: str) -> None:
+    """``count`` mistakes, each another (the same one again counts once)."""
     for n in range(count):
-        text = f"accasta move {board} nobody pw a1-b1"
+        text = f"accasta move {board} nobody{tag}{n} pw a1-b1"
         deliver(db, clock, sender, command_mail(sender, text, f"<{tag}{n}@x>"))
 
 

@@ -19,10 +19,12 @@ from pbm import config as config_mod
 from pbm.cli.output import emit, json_option
 from pbm.cli.rules import parse_options
 from pbm.cli.site import (
+    NOW_HELP,
     load_config,
     located,
     open_database,
     open_site,
+    parse_now,
     parse_time,
     readable_by_others,
 )
@@ -32,6 +34,7 @@ from pbm.usecases import challenges, moves, proposals, queries, unit
 from pbm.usecases.accounts import ChangePassword, Signup
 from pbm.usecases.auth import ADMIN, Who
 from pbm.usecases.boardmail import BoardView, render_board_text
+from pbm.usecases.locks import Unlock
 
 # ---------------------------------------------------------------- init, db
 
@@ -121,6 +124,28 @@ def player_password(ctx: click.Context, userid: str, password: str) -> None:
     with open_site(ctx) as site:
         unit.run(site, ChangePassword(password), Who(userid, ADMIN))
         click.echo(f"password of {userid} set")
+
+
+@player.command("show")
+@click.argument("userid")
+@click.option("--now", "now_text", default=None, metavar="ISO-TIME", help=NOW_HELP)
+@click.pass_context
+def player_show(ctx: click.Context, userid: str, now_text: str | None) -> None:
+    """UID's account, password lockout, what the answer limits counted and held for him."""
+    with open_site(ctx, parse_now(now_text) if now_text else None) as site:
+        for line in queries.locks(site, userid).lines():
+            click.echo(line)
+
+
+@player.command("unlock")
+@click.argument("userid")
+@click.option("--now", "now_text", default=None, metavar="ISO-TIME", help=NOW_HELP)
+@click.pass_context
+def player_unlock(ctx: click.Context, userid: str, now_text: str | None) -> None:
+    """Lift UID's password lockout and answer limits; answers held for him go out now."""
+    with open_site(ctx, parse_now(now_text) if now_text else None) as site:
+        unit.run(site, Unlock(userid), Who(userid, ADMIN))
+        click.echo(f"player {userid} unlocked")
 
 
 @player.command("list")

@@ -34,8 +34,24 @@ def parse(line: str) -> Parsed | None:
     return GRAMMAR.parse(line, games.names())
 
 
-def parse_reply(line: str, looks_like_move: Callable[[str], bool]) -> Parsed | None:
+def parse_reply(
+    line: str, looks_like_move: Callable[[str], bool], *, lenient: bool = False
+) -> Parsed | None:
     """The command on ``line`` in a reply: a bare move (as the board's game reads moves), a
-    verb without board, userid and password, or a whole command (a corrected one, say)."""
-    found = GRAMMAR.parse_reply(line, looks_like_move)
-    return found if found is not None else GRAMMAR.parse(line, games.names())
+    verb without board, userid and password, or a whole command (a corrected one, say).
+
+    ``lenient``: else what a person meant (``Grammar.lenient_reply``: "OK, accept", "My
+    move: e4"); the caller tries that only when no line of the mail is a command as written.
+    """
+    try:
+        found = GRAMMAR.parse_reply(line, looks_like_move)
+    except CommandError:
+        meant = GRAMMAR.lenient_reply(line, looks_like_move) if lenient else None
+        if meant is None:
+            raise
+        return meant
+    if found is None:
+        found = GRAMMAR.parse(line, games.names())
+    if found is None and lenient:
+        found = GRAMMAR.lenient_reply(line, looks_like_move)
+    return found

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pbm.commands.grammar import NUMBER, Arg, Reader, days, listed
+from pbm.commands.grammar import NUMBER, Arg, Reader, bare, days, listed
 
 # A move with its optional guard: "a1:C-d1#7". The last "#" is the guard's: a "#"
 # with nothing after it is a move's own (a mate sign, "Qxf7#").
@@ -62,7 +62,9 @@ def move_and_guard(reader: Reader, text: str) -> dict[str, Any]:
 
 
 def _move(reader: Reader) -> dict[str, Any]:
-    values = move_and_guard(reader, reader.word("MOVE"))
+    # "a1:C+b2." and "e4!": a sentence's punctuation is no part of the move.
+    written = reader.word("MOVE")
+    values = move_and_guard(reader, bare(written) or written)
     if (reader.peek() or "").lower() == "claim":
         reader.word("claim")
         values["claim"] = True

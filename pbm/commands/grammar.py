@@ -240,6 +240,7 @@ class Parsed:
     game: str | None = None
     secrets: frozenset[int] = frozenset()
     in_reply: bool = False  # read in reply mode: board and player come from the address
+    said: str = ""  # the words around the command on its line ("My move:"), a comment
 
     def build(self, ctx: Context) -> Built:
         return self.command.build(self.args, ctx)
@@ -333,6 +334,71 @@ class Grammar:
             reader = Reader(words, f"In a reply: {move.reply_usage()}", line)
             return Parsed(move, read_args(move, move.replied, reader), in_reply=True)
         return None
+
+    def lenient_reply(self, line: str, looks_like_move: Callable[[str], bool]) -> Parsed | None:
+        """A reply line that is no command as written, read as a person means it.
+
+        A verb among words that add nothing ("OK, accept", "Yes, I resign."), or the one
+        word of the line that looks like a move ("My move: c4:S-d4", "e4!", "Nf3 - your
+        turn, Bob"); the other words are the comment. Two moves on a line, or a verb with
+        other words ("I will not resign"), are not guessed at: None.
+        """
+        words = _words(line)
+        cleaned = [bare(w) for w in words]
+        meant = [b.lower() for b in cleaned if b and b.lower() not in _FILLERS]
+        if len(meant) == 1 and meant[0] in self.reply:
+            command = self.reply[meant[0]]
+            if not command.replied:
+                return Parsed(command, Args(), in_reply=True)
+        found = [i for i, b in enumerate(cleaned) if b and looks_like_move(b)]
+        move = self.reply.get("move")
+        if len(found) != 1 or move is None:
+            return None
+        (i,) = found
+        reader = Reader([cleaned[i]], f"In a reply: {move.reply_usage()}", cleaned[i])
+        args = read_args(move, move.replied, reader)
+        said = " ".join([*words[:i], *words[i + 1 :]])
+        return Parsed(move, args, in_reply=True, said=said)
+
+
+# Words that say nothing a command needs, around a verb in a reply ("OK, accept").
+_FILLERS = frozenset(
+    [
+        "ok",
+        "okay",
+        "yes",
+        "yeah",
+        "yep",
+        "sure",
+        "fine",
+        "alright",
+        "right",
+        "well",
+        "so",
+        "then",
+        "i",
+        "i'll",
+        "we",
+        "please",
+        "thanks",
+        "thank",
+        "you",
+        "dear",
+        "hi",
+        "hello",
+        "and",
+        "now",
+    ]
+)
+# What people put around a word: quotes and brackets, and a sentence's punctuation after
+# it. No move ends in one of these (chess's + and # stay; its !? annotations go).
+_LEADING = "\"'([{<"
+_TRAILING = ".,;:!?\"')]}>"
+
+
+def bare(word: str) -> str:
+    """``word`` without quotes, brackets or punctuation around it (``"e4!"`` -> ``e4``)."""
+    return word.lstrip(_LEADING).rstrip(_TRAILING)
 
 
 def _words(line: str) -> list[str]:

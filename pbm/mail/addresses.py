@@ -121,6 +121,14 @@ def parse_token_address(address: str, server_address: str) -> TokenAddress | Non
     return TokenAddress(int(key), userid, token)
 
 
+def thread_root(server_address: str, secret: str, board: int) -> str:
+    """The Message-ID every mail about ``board`` names first in ``References`` (RFC 5322
+    3.6.4): the root of the game's thread in a mail client. No mail has it; clients
+    thread under it all the same. Made with the secret: another site's board 1 differs."""
+    domain = server_address.rpartition("@")[2]
+    return f"<pbm.board-{board}.{_mac(secret, f'thread.{board}')}@{domain}>"
+
+
 def bounce_address(server_address: str, secret: str, outbox_id: int) -> str:
     """The return path of outbox row ``outbox_id`` (VERP): ``pbm+bounce-ID.TOKEN@domain``."""
     local, _, domain = server_address.partition("@")

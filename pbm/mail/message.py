@@ -20,7 +20,7 @@ from email.utils import format_datetime, formataddr
 from typing import Protocol
 
 from pbm.config import Config
-from pbm.mail.addresses import BOARD, BOARD_KINDS, context_address
+from pbm.mail.addresses import BOARD, BOARD_KINDS, context_address, thread_root
 
 MAX_LINE = 78  # RFC 5322 2.1.1: lines SHOULD be no more than 78 characters
 
@@ -46,6 +46,8 @@ class OutgoingMail(Protocol):
     def message_id(self) -> str: ...
     @property
     def created_at(self) -> datetime: ...
+    @property
+    def thread(self) -> str | None: ...
 
 
 def wrap_line(line: str, width: int = MAX_LINE) -> list[str]:
@@ -153,7 +155,8 @@ def build_message(mail: OutgoingMail, config: Config) -> bytes:
     headers = [
         f"From: {from_header(config)}",
         _address_header("To", mail.to_addr),
-        _text_header("Subject", mail.subject),
+        # A game's mails share its thread's subject; each says what it is on its first line.
+        _text_header("Subject", mail.thread or mail.subject),
         # RFC 5322 3.6.1: the origination date is when the reply was committed.
         f"Date: {format_datetime(_utc(mail.created_at))}",
         f"Message-ID: {header_value(mail.message_id)}",  # RFC 5322 3.6.4, made at insert
@@ -161,14 +164,20 @@ def build_message(mail: OutgoingMail, config: Config) -> bytes:
     reply_to = reply_address(mail, config)
     if reply_to:
         headers.append(_address_header("Reply-To", reply_to))
-    if mail.in_reply_to:
+    parent = header_value(mail.in_reply_to) if mail.in_reply_to else ""
+    if mail.board is not None:
+        # A game's mails are one thread: each names the board's thread root first
+        # (RFC 5322 3.6.4), then the mail it answers, if any.
+        root = thread_root(config.mail.address, config.mail.secret, mail.board)
+        refs = " ".join(dict.fromkeys(r for r in (root, parent) if r))
+        headers += [f"In-Reply-To: {parent or root}", fold("References", refs)]
+    elif parent:
         # RFC 5322 3.6.4: we only know the parent's id, so References is just that.
-        parent = header_value(mail.in_reply_to)
         headers += [f"In-Reply-To: {parent}", f"References: {parent}"]
     # RFC 3834 5: we answer mail automatically; well-behaved responders stay quiet.
     headers += ["Auto-Submitted: auto-replied", "X-Auto-Response-Suppress: All"]
     headers.append("MIME-Version: 1.0")  # RFC 2045 4
-    text = wrap_body(mail.body)
+    text = wrap_body(f"{mail.subject}\n\n{mail.body}" if mail.thread else mail.body)
     if text.isascii():
         headers += [
             'Content-Type: text/plain; charset="us-ascii"',

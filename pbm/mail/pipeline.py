@@ -13,14 +13,14 @@ database only through ``Env``; they write nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from pbm import commands, games
 from pbm.commands import CommandError, Parsed
 from pbm.commands.grammar import mask
 from pbm.config import Config
-from pbm.mail.addresses import BOARD_KINDS, CHAT, FOLLOW, RESET, TokenAddress
+from pbm.mail.addresses import BOARD_KINDS, CHAT, FOLLOW, RESET, TokenAddress, token_address
 from pbm.mail.bounces import report_for
 from pbm.mail.inbound import Inbound, read_message
 from pbm.mail.quotes import command_candidates, subject_command_text
@@ -40,6 +40,7 @@ from pbm.usecases.refusals import (
 )
 from pbm.usecases.talk import Chat
 from pbm.usecases.text import wrap
+from pbm.usecases.unaddressed import UnaddressedMove
 from pbm.usecases.unit import Action, Request
 from pbm.usecases.world import Account
 
@@ -52,6 +53,10 @@ class Env:
     seen: Callable[[str], bool]  # whether a Message-ID was acted on
     game_of: Callable[[int], str | None]  # the game of a board (None: no such board)
     account: Callable[[str], Account | None] = lambda userid: None  # by userid
+    # (userid, board) of the open boards of the accounts of an address
+    open_boards: Callable[[str], list[tuple[str, int]]] = lambda address: []
+    # the addresses that the replies with these Message-IDs went to
+    sent_to: Callable[[Sequence[str]], set[str]] = lambda message_ids: set()
 
 
 @dataclass
@@ -145,6 +150,16 @@ def find_commands(mail: Mail, env: Env) -> None:
         is_command=reading.is_command,
         limit=limit,
     )
+    if not lines and token is not None:  # none as written: what did the player mean?
+        reading.lenient = True
+        lines, comment = command_candidates(
+            inbound.text,
+            inbound.new_text,
+            inbound.subject,
+            reply_mode=True,
+            is_command=reading.is_command,
+            limit=limit,
+        )
     mid = mail.message_id
     if token is not None and not token.is_valid(env.config.mail.secret):
         mail.requests.append(
@@ -157,6 +172,9 @@ def find_commands(mail: Mail, env: Env) -> None:
         assert token.board is not None
         chat = Chat(token.board, comment)
         mail.requests.append(reading.acting(chat, Who(token.userid, ByReply(token.board)), mid))
+        return
+    if not lines and token is None and (unaddressed := _unaddressed(mail, env, reading)):
+        mail.requests.append(unaddressed)
         return
     if not lines:
         mail.requests.append(reading.no_command(mid, comment))
@@ -172,6 +190,46 @@ def find_commands(mail: Mail, env: Env) -> None:
         )
         key = f"{mid}#more" if mid else None
         mail.requests.append(reading.refused(BadRequest(why), "", key))
+
+
+def _unaddressed(mail: Mail, env: Env, reading: _Reading) -> Request | None:
+    """A move in a mail that names no board, from a player with open boards: the request
+    that plays it on the one whose turn it is, or lists them (``UnaddressedMove``)."""
+    inbound = mail.inbound
+    assert inbound is not None
+    lines = [ln.strip() for ln in inbound.new_text.splitlines() if ln.strip()]
+    typed = subject_command_text(inbound.subject)
+    if typed and typed == inbound.subject:
+        lines.insert(0, typed)  # a subject the sender typed, not "Re: <our subject>"
+    found = next(
+        (
+            (i, meant)
+            for i, line in enumerate(lines[:5])
+            if (meant := commands.GRAMMAR.lenient_reply(line, _any_move)) is not None
+            and meant.args.move is not None
+        ),
+        None,
+    )
+    if found is None:
+        return None
+    boards = env.open_boards(inbound.sender)
+    if not boards:
+        return None
+    i, meant = found
+    assert meant.args.move is not None
+    secret = env.config.mail.secret
+    addresses = {
+        board: (userid, token_address(env.config.mail.address, secret, board, userid))
+        for userid, board in boards
+    }
+    account_token = inbound.token is not None and inbound.token.kind not in BOARD_KINDS
+    answered = [inbound.in_reply_to, *inbound.references]
+    proven = account_token or inbound.sender.lower() in env.sent_to([a for a in answered if a])
+    comment = "\n".join(part for part in (meant.said, *lines[:i], *lines[i + 1 :]) if part)
+    action = UnaddressedMove(
+        inbound.sender, inbound.return_path, meant.args.move, comment, addresses, proven
+    )
+    return reading.acting(action, None, mail.message_id)
 
 
 def _account_reply(mail: Mail, env: Env, token: TokenAddress) -> bool:
@@ -241,7 +299,8 @@ class _Reading:
         self.inbound = inbound
         self.env = env
         self.token = token
-        self._read: dict[str, Parsed | CommandError | None] = {}
+        self._read: dict[tuple[str, bool], Parsed | CommandError | None] = {}
+        self.lenient = False  # read lines as a person means them (``commands.parse_reply``)
         self.game = self._game()  # of the reply address's board
         self.looks_like_move = games.get(self.game).looks_like_move if self.game else _any_move
 
@@ -252,17 +311,18 @@ class _Reading:
 
     def read(self, line: str) -> Parsed | CommandError | None:
         """The line as a command (or why it is a broken one), read once."""
-        if line not in self._read:
+        key = (line, self.lenient)
+        if key not in self._read:
             try:
                 if self.token is not None:
-                    found = commands.parse_reply(line, self.looks_like_move)
+                    found = commands.parse_reply(line, self.looks_like_move, lenient=self.lenient)
                 else:
                     found = commands.parse(line)
             except CommandError as exc:
-                self._read[line] = exc
+                self._read[key] = exc
             else:
-                self._read[line] = found
-        return self._read[line]
+                self._read[key] = found
+        return self._read[key]
 
     def is_command(self, line: str) -> bool:
         return isinstance(self.read(line), Parsed)
@@ -286,7 +346,7 @@ class _Reading:
                 return self.refused(NotAPlayer(why), line, key, board)
         ctx = commands.Context(
             sender=self.inbound.sender,
-            comment=comment,
+            comment="\n".join(part for part in (found.said, comment) if part.strip()),
             message_id=key,
             game=found.game,
             reply_board=board if found.in_reply else None,
@@ -355,7 +415,9 @@ class _Reading:
             sender=sender,
             in_reply_to=self.inbound.thread_id,
             message_id=key,
-            answer_refusal=lambda error: [error_reply(sender, error.message, line, board, game)],
+            answer_refusal=lambda error: [
+                error_reply(sender, error.message, line, board, game, mistake=error.mistake)
+            ],
             envelope=self.inbound.return_path,
         )
 
@@ -375,7 +437,13 @@ def _any_move(word: str) -> bool:
 
 
 def error_reply(
-    to: str, why: str, command: str, board: int | None, game: str | None = None
+    to: str,
+    why: str,
+    command: str,
+    board: int | None,
+    game: str | None = None,
+    *,
+    mistake: bool = True,
 ) -> Reply:
     """The answer to a refused command: the command quoted, why, and that nothing changed.
 
@@ -386,4 +454,5 @@ def error_reply(
     subject = f"{title} Board {board} - error" if board is not None else f"{title} - error"
     lines = ["Your command:", *wrap(command, indent="  > "), ""] if command else []
     lines += [*wrap(why), "", "Nothing was changed. Send 'help' for the commands."]
-    return Reply(to=to, subject=subject, body="\n".join(lines) + "\n", board=board, is_error=True)
+    body = "\n".join(lines) + "\n"
+    return Reply(to=to, subject=subject, body=body, board=board, is_error=mistake)

@@ -45,7 +45,7 @@ from pbm.runners.logs import Throttled, configure_logging
 from pbm.store import inbox, outbox
 from pbm.store.engine import Database
 from pbm.usecases import unit
-from pbm.usecases.queries import game_of
+from pbm.usecases.queries import game_of, open_boards_of
 from pbm.usecases.site import Site, utc_now
 from pbm.usecases.world import World, load_accounts
 
@@ -145,6 +145,8 @@ class InboxWorker:
             seen=functools.partial(inbox.seen, snapshot),
             game_of=functools.partial(game_of, snapshot),
             account=lambda userid: load_accounts(snapshot, [userid]).get(userid.lower()),
+            open_boards=functools.partial(open_boards_of, snapshot),
+            sent_to=functools.partial(outbox.recipients_of, snapshot),
         )
         held, self._held = self._held, {}
         return [

@@ -6,15 +6,17 @@ as the mail it counts: the limits never scan the outbox.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
-from pbm.store.tables import AnswerCount, table
+from pbm.store.tables import AnswerCount, AnswerError, Player, table
 
 COUNTS = table(AnswerCount)
+ERRORS = table(AnswerError)
+PLAYERS = table(Player)
 
 
 def count_answer(session: Session, address: str, hour: datetime, error: bool) -> tuple[int, int]:
@@ -52,3 +54,42 @@ def answers_in(session: Session, address: str, hour: datetime) -> tuple[int, int
         )
     ).one_or_none()
     return (int(row.answers), int(row.errors)) if row is not None else (0, 0)
+
+
+def first_error(session: Session, address: str, hour: datetime, digest: str) -> bool:
+    """Remember that ``address`` was sent the refusal ``digest`` in ``hour``; False if it was
+    sent that one already, this hour or the one before (the same mistake again)."""
+    seen = sa.select(ERRORS.c.digest).where(
+        ERRORS.c.address == address.lower(),
+        ERRORS.c.digest == digest,
+        ERRORS.c.hour.in_([hour, hour - timedelta(hours=1)]),
+    )
+    if session.execute(seen).first() is not None:
+        return False
+    session.execute(sa.insert(ERRORS).values(address=address.lower(), hour=hour, digest=digest))
+    return True
+
+
+def is_player_address(session: Session, address: str) -> bool:
+    """Whether ``address`` is a confirmed account's."""
+    stmt = sa.select(PLAYERS.c.userid).where(
+        sa.func.lower(PLAYERS.c.email) == address.lower(), PLAYERS.c.status == "active"
+    )
+    return session.execute(stmt.limit(1)).first() is not None
+
+
+def held_for(session: Session, address: str, hour: datetime) -> tuple[int, int]:
+    """The (answers, errors) counted for ``address`` in clock hour ``hour`` and the one before."""
+    stmt = sa.select(
+        sa.func.coalesce(sa.func.sum(COUNTS.c.answers), 0),
+        sa.func.coalesce(sa.func.sum(COUNTS.c.errors), 0),
+    ).where(COUNTS.c.address == address.lower(), COUNTS.c.hour >= hour - timedelta(hours=1))
+    answers, errors = session.execute(stmt).one()
+    return int(answers), int(errors)
+
+
+def forget_address(session: Session, address: str) -> int:
+    """Forget what was counted for ``address`` (``pbm player unlock``); rows deleted."""
+    done = session.execute(sa.delete(COUNTS).where(COUNTS.c.address == address.lower()))
+    session.execute(sa.delete(ERRORS).where(ERRORS.c.address == address.lower()))
+    return int(getattr(done, "rowcount", 0) or 0)

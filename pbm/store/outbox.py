@@ -19,7 +19,7 @@ from typing import NamedTuple
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from pbm.replies import Reply
+from pbm.replies import Reply, attachments_json
 from pbm.store.tables import OutboxMessage, table
 
 OUTBOX = table(OutboxMessage)
@@ -41,6 +41,8 @@ class ClaimedMail(NamedTuple):
     created_at: datetime
     attempts: int
     claimed_until: datetime | None
+    attachment: str | None = None  # JSON (``pbm.replies.attachments_json``)
+    thread: str | None = None  # the subject of its board's thread
 
 
 _CLAIMED = tuple(OUTBOX.c[name] for name in ClaimedMail._fields)
@@ -72,7 +74,9 @@ def enqueue(
             "is_error": reply.is_error,
             "status": "pending",
             "attempts": 0,
-            "next_attempt_at": due,
+            "next_attempt_at": max(due, reply.not_before) if reply.not_before else due,
+            "attachment": attachments_json(reply.attachments),
+            "thread": reply.thread,
         }
         for reply in replies
         if reply.to
@@ -347,3 +351,11 @@ def held(session: Session, now: datetime) -> int:
         OUTBOX.c.next_attempt_at > now,
     )
     return int(session.execute(stmt).scalar_one())
+
+
+def recipients_of(session: Session, message_ids: Sequence[str]) -> set[str]:
+    """The addresses (lower case) the replies with these Message-IDs were written to."""
+    if not message_ids:
+        return set()
+    stmt = sa.select(OUTBOX.c.to_addr).where(OUTBOX.c.message_id.in_(list(message_ids)[:50]))
+    return {str(a).lower() for a in session.execute(stmt).scalars()}

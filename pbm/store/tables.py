@@ -247,6 +247,7 @@ class OutboxMessage(SQLModel, table=True):
     claimed_until: datetime | None = _utc_column(nullable=True)
     handed_at: datetime | None = _utc_column(nullable=True)  # given to the transport
     attachment: str | None = Field(default=None, sa_type=sa.Text)  # JSON: pbm.replies.Attachment
+    thread: str | None = Field(default=None, sa_type=sa.Text)  # its board's thread subject
 
 
 class ProcessedMessage(SQLModel, table=True):

@@ -343,7 +343,8 @@ def _check_password(
         locked = LockedOut(
             f"Too many wrong passwords for {account.display}: password commands for this "
             f"account are refused until {fmt_time(now + window)} at the earliest. Replies to "
-            "your board mails, which need no password, still work."
+            "your board mails, which need no password, still work. Forgot your password? "
+            f"Send: password reset {account.display}"
         )
         answered = account.lockout_answered_at
         # The owner is told why each time (his address has its own limits);
@@ -364,14 +365,18 @@ def _check_password(
         after = replace(account, lockout_told_at=now)
         wrong.changes += (AccountChange(account, after),)
         wrong.notices = (
+            # Told once a lock, whatever his answer limit: not counted.
             note(
                 account.email,
                 "pbm - wrong passwords",
                 f"Someone sent {failures + 1} wrong passwords for your account "
                 f"{account.display} within {limits.password_lockout_minutes} minutes. Password "
-                f"commands for it are refused until {fmt_time(now + window)} at the earliest; "
-                "nothing was changed. Replies to your board mails need no password and still "
-                "work. If it was not you, change your password once the lock has passed.",
+                f"commands for it are refused until {fmt_time(now + window)}; nothing was "
+                "changed. Replies to your board mails need no password and still work. "
+                "Forgot your password? Send: password reset "
+                f"{account.display} (a mail to this address lets you choose a new one). If "
+                "it was not you, change your password once the lock has passed.",
+                counted=False,
             ),
         )
     raise wrong

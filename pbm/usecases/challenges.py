@@ -151,6 +151,7 @@ def challenge_mails(board: Board, comment: str, now: datetime) -> list[Reply]:
         body="\n".join(lines) + "\n",
         board=board.number,
         reply_as=them.userid,
+        waits=True,  # past his answer limit it is held, never dropped: he did not ask for it
     )
     waiting = note(
         me.email,

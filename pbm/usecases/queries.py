@@ -15,6 +15,7 @@ from sqlmodel import Session
 
 from pbm import ratings as elo
 from pbm.usecases.boardmail import BoardView, board_view
+from pbm.usecases.locks import PlayerLocks, player_locks
 from pbm.usecases.site import Site
 from pbm.usecases.world import (
     GAMES,
@@ -146,6 +147,23 @@ def rating_lines(session: Session, game: str | None, variant: str | None) -> lis
     return out
 
 
+def open_boards_of(session: Session, address: str) -> list[tuple[str, int]]:
+    """(userid, board) of the waiting and active boards of the confirmed accounts whose
+    address is ``address``, oldest board first."""
+    accounts = (
+        sa.select(PLAYERS.c.userid)
+        .where(sa.func.lower(PLAYERS.c.email) == address.lower(), PLAYERS.c.status == "active")
+        .scalar_subquery()
+    )
+    found: list[tuple[str, int]] = []
+    for seat in (GAMES.c.white, GAMES.c.black):
+        stmt = sa.select(seat, GAMES.c.board).where(
+            GAMES.c.status.in_(("active", "waiting")), seat.in_(accounts)
+        )
+        found += [(str(u), int(b)) for u, b in session.execute(stmt)]
+    return sorted(found, key=lambda pair: pair[1])[:20]
+
+
 def game_of(session: Session, board: int) -> str | None:
     """The game a board is of (None: there is no such board)."""
     found: str | None = session.execute(
@@ -194,6 +212,12 @@ def players(site: Site) -> list[Account]:
 def player(site: Site, userid: str) -> Account:
     with site.db.read() as s:
         return World(s, site.config, site.clock()).account(userid)
+
+
+def locks(site: Site, userid: str) -> PlayerLocks:
+    """What holds ``userid`` back now (``pbm player show``)."""
+    with site.db.read() as s:
+        return player_locks(World(s, site.config, site.clock()), userid)
 
 
 def clocks_paused_since(site: Site) -> datetime | None:

@@ -63,10 +63,12 @@ class NoCommand:
                 "queue MOVE, resign, undo, accept, reject, draw, cancel, show, history, moves "
                 "or chat MESSAGE"
             )
-        raise BadRequest(
+        unread = BadRequest(
             f"Your reply about board {board.number} had no command or move{found}; a reply "
             f"may hold {what}."
         )
+        unread.mistake = False  # the server could not tell what he meant: no error of his
+        raise unread
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,9 @@ class Refused(ValueError):
     remembered: ``changes`` are written with its answer (a wrong password is
     counted), ``notices`` are mails to others (the owner of an account under
     attack), and ``silent`` holds the answer back (said once an hour is enough).
+    ``mistake``: the sender's own (counted against his error allowance); False
+    where the server could have done better (a board changed by another at the
+    same moment, a reply it could not read).
     """
 
     def __init__(self, message: str) -> None:
@@ -25,6 +28,7 @@ class Refused(ValueError):
         self.changes: tuple[Any, ...] = ()
         self.notices: tuple[Any, ...] = ()
         self.silent = False
+        self.mistake = True
 
 
 class WrongPassword(Refused):

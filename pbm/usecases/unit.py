@@ -49,6 +49,7 @@ from pbm.usecases.refusals import (
     WrongPassword,
 )
 from pbm.usecases.site import Site
+from pbm.usecases.threads import threaded
 from pbm.usecases.world import Key, World
 
 ATTEMPTS = 3  # decisions of one command, before it is refused as too contended
@@ -270,6 +271,7 @@ class Writer:
                 "Another command changed the same data at the same moment; nothing was "
                 "done. Look at the board and send your command again."
             )
+            contended.mistake = False
             current = Decided(item.request, None, contended, current.reads)
             outcome = _write_one(site, session, current, world)
         if not outcome.already_done:
@@ -309,7 +311,9 @@ def _write_one(site: Site, session: Session, item: Decided, world: World) -> Out
                     change.save(session)
                 _forget_replaced_passwords(site, decision.changes)
                 replies = tuple(decision.replies)
-            replies = tuple(addressed(world, r) for r in _threaded(replies, request))
+            replies = tuple(
+                threaded(world, addressed(world, r)) for r in _threaded(replies, request)
+            )
             outcome.replies = tuple(limits.screen(session, replies, now, site.config.limits))
             outcome.outbox_ids = outbox.enqueue(
                 session, outcome.replies, site.mail_domain, now, site.due(now)

@@ -59,7 +59,7 @@ OPTIONS = (
 )
 
 # A move starts on a cell, a1 to g7 (``a1:C-d1``, ``b42c5``).
-_MOVE_START = re.compile(r"[a-gA-G][1-7]")
+_MOVE_START = re.compile(r"[a-gA-G][0-9]")  # b9 too: the rules say it is no cell
 
 
 @dataclass(frozen=True, slots=True)

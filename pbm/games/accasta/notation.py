@@ -21,7 +21,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pbm.games import BadNotation, IllegalMove
-from pbm.games.accasta.board import CASTLES, CELLS, COLOUR_NAMES, D4, INDEX, line
+from pbm.games.accasta.board import (
+    CASTLES,
+    CELLS,
+    COLOUR_NAMES,
+    D4,
+    INDEX,
+    ROW_LENGTHS,
+    ROWS,
+    line,
+)
 from pbm.games.accasta.position import (
     LIMIT,
     PIECE_NAMES,
@@ -140,6 +149,10 @@ def _parses(text: str, pari: bool) -> Iterator[_Parse]:
         yield _Parse(origin, subs)
 
 
+# A letter and a number, as a cell is written: to name one that is no cell (b9, h1).
+_CELL_LIKE = re.compile(r"(?<![a-z])[a-z][0-9]+")
+
+
 def parse_turn(pos: Position, text: str) -> Turn:
     """The legal turn ``text`` describes in ``pos``.
 
@@ -160,6 +173,13 @@ def parse_turn(pos: Position, text: str) -> Turn:
     if first_error is not None:
         raise first_error
     example = "b4:2-c5 or b42c5" if pos.pari else "a1:C-d1,H-b1 or a1Cd1Hb1"
+    wrong = [c for c in _CELL_LIKE.findall(norm) if c not in INDEX]
+    if wrong:
+        raise BadNotation(
+            f"{wrong[0]} is not a cell of the board: rows a to g have "
+            f"{', '.join(f'{r}1-{r}{n}' for r, n in zip(ROWS, ROW_LENGTHS, strict=True))} "
+            f"(e.g. {example})"
+        )
     raise BadNotation(
         f"{text.strip()!r} is not an Accasta move: write the origin cell, then each "
         f"submove as pieces, a mark (- + x) and a target cell, e.g. {example}"

@@ -71,6 +71,9 @@ _FROM_TO = re.compile(r"([KQRBN])?([a-h][1-8])[-x]?([a-h][1-8])=?([QRBNKqrbnk])?
 _KING_TO = re.compile(r"Kx?([a-h][1-8])")
 
 EXAMPLES = "e4, Nf3, exd5, O-O, e8=Q, Ng1-f3 or e2e4"
+# A move with a square that is none (e9, i4, Nb0): named as such, not read as text.
+_NEAR_SHAPE = re.compile(r"[KQRBN]?[a-i]?[0-9]?[-x]?[a-i][0-9](?:=?[QRBNKqrbnk])?")
+_SQUARE_LIKE = re.compile(r"[a-i][0-9]")
 
 
 def normalize(text: str) -> str:
@@ -95,8 +98,10 @@ def normalize(text: str) -> str:
 
 
 def looks_like_move(text: str) -> bool:
-    """Whether ``text`` has the shape of a chess move in any notation read here."""
-    return _SHAPE.fullmatch(normalize(text)) is not None
+    """Whether ``text`` has the shape of a chess move in any notation read here (or would,
+    but for a square that is none: the refusal names it)."""
+    written = normalize(text)
+    return _SHAPE.fullmatch(written) is not None or _NEAR_SHAPE.fullmatch(written) is not None
 
 
 def parse_move(board: chess.Board, text: str) -> chess.Move:
@@ -107,6 +112,12 @@ def parse_move(board: chess.Board, text: str) -> chess.Move:
     """
     written = normalize(text)
     if _SHAPE.fullmatch(written) is None:
+        for square in _SQUARE_LIKE.findall(written):
+            if square[0] > "h" or not "1" <= square[1] <= "8":
+                raise BadNotation(
+                    f"{square} is not a square of the board: files a to h, ranks 1 to 8 "
+                    f"(write a move like {EXAMPLES})"
+                )
         raise BadNotation(f"{text.strip()!r} is not a chess move: write it like {EXAMPLES}")
     if written.startswith("O-O"):
         kingside = written == "O-O"

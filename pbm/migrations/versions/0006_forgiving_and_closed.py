@@ -5,8 +5,10 @@
   blocks the queue.
 - ``outbox.handed_at``: when a reply was handed to the transport; a row
   handed over whose outcome was never written (a full disk) is not sent again.
-- ``outbox.attachment``: a file that goes with the reply (a game record), as
-  JSON ``{"filename", "content_type", "text"}``.
+- ``outbox.attachment``: files that go with the reply (a game's records), as
+  JSON (``pbm.replies.attachments_json``).
+- ``outbox.thread``: the subject of the game's thread a mail about a board is
+  sent with (its own subject becomes its first line).
 - ``answer_errors``: the refusals sent to an address in an hour, by what they
   said: the same mistake repeated counts once against the error allowance.
 
@@ -34,6 +36,7 @@ def upgrade() -> None:
     with op.batch_alter_table("outbox") as batch:
         batch.add_column(sa.Column("handed_at", sa.DateTime(timezone=True), nullable=True))
         batch.add_column(sa.Column("attachment", sa.Text(), nullable=True))
+        batch.add_column(sa.Column("thread", sa.Text(), nullable=True))
     op.create_table(
         "answer_errors",
         sa.Column("address", sa.String(), primary_key=True),
@@ -45,6 +48,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table("answer_errors")
     with op.batch_alter_table("outbox") as batch:
+        batch.drop_column("thread")
         batch.drop_column("attachment")
         batch.drop_column("handed_at")
     with op.batch_alter_table("inbox") as batch:
