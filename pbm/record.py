@@ -192,6 +192,11 @@ def parse_record(text: str, game: str | None = None) -> Record:
     result: str | None = _RESULT_TOKEN.get(tags.get("Result", ""))
     trailing: list[str] = []
     ply = 0
+    # How the record numbers its moves: in pairs (chess, the published Accasta games) or
+    # every turn (pbm's Accasta records, as its board mails do); told by the first
+    # number after the first move, or by a second seat's move without one (pairs).
+    per_turn: bool | None = None
+    numbered = False  # a move number came just before this token
     for kind, content in _strip_comments(body):
         if kind == "comment":
             if moves:
@@ -210,7 +215,10 @@ def parse_record(text: str, game: str | None = None) -> Record:
             nm = _NUMBER.match(raw_number)
             if nm:
                 number, dots = int(nm.group(1)), bool(nm.group(2))
-                expected = ply // 2 + 1
+                if per_turn is None and ply > 0:
+                    per_turn = number == ply + 1 != ply // 2 + 1 and not dots
+                expected = ply + 1 if per_turn else ply // 2 + 1
+                numbered = True
                 if number != expected:
                     side = "White" if ply % 2 == 0 else "Black"
                     raise RecordError(
@@ -230,7 +238,11 @@ def parse_record(text: str, game: str | None = None) -> Record:
             if token == "*":
                 continue
             if rules.looks_like_move(token) and not trailing:
-                moves.append(RecordMove(ply // 2 + 1, ply % 2, token.rstrip(";,")))
+                if ply % 2 == 1 and not numbered and per_turn is None:
+                    per_turn = False
+                numbered = False
+                number = ply + 1 if per_turn else ply // 2 + 1
+                moves.append(RecordMove(number, ply % 2, token.rstrip(";,")))
                 ply += 1
             else:
                 trailing.append(token)

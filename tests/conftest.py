@@ -73,6 +73,7 @@ class Row:
     message_id: str = "<1.abc@example.org>"
     created_at: datetime = T0
     thread: str | None = None
+    attachment: str | None = None
 
 
 def _admin_url() -> sa.URL:

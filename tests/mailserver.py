@@ -123,7 +123,7 @@ class Sink:
                     return self.kept.pop(i)
             left = deadline - time.monotonic()
             if left <= 0:
-                got = [(m["X-Envelope-To"], m["Subject"]) for m in self.kept]
+                got = [(m["X-Envelope-To"], about(m)) for m in self.kept]
                 raise AssertionError(f"no mail to {to} about {subject!r}; have {got}")
             with contextlib.suppress(queue.Empty):
                 self.kept.append(self.inbox.get(timeout=min(left, 0.5)))
@@ -139,12 +139,18 @@ class Sink:
         return out
 
 
+def in_thread(msg: EmailMessage) -> bool:
+    """Whether ``msg`` is in a game's thread: the board's subject, its own on line one."""
+    subj = str(msg["Subject"] or "")
+    return " Board " in subj and ": " in subj and " vs " in subj
+
+
 def about(msg: EmailMessage) -> str:
     """What a mail is about: its subject, and for a mail in a game's thread (whose subject
     is the board's) the first line of its body, which says what this one is."""
     subj = str(msg["Subject"] or "")
-    if " Board " in subj and ": " in subj and " vs " in subj:
-        first = body_of(msg).split("\n", 1)[0]
+    if in_thread(msg):
+        first = (full_body_of(msg).splitlines() or [""])[0]
         return f"{subj} | {first}"
     return subj
 
@@ -158,10 +164,19 @@ def _matches(msg: EmailMessage, to: str, subject: str | re.Pattern[str]) -> bool
     return subject in subj
 
 
-def body_of(msg: EmailMessage) -> str:
+def full_body_of(msg: EmailMessage) -> str:
     part = msg.get_body(("plain",))
     assert part is not None
     content: str = part.get_content()  # type: ignore[attr-defined]
+    return content
+
+
+def body_of(msg: EmailMessage) -> str:
+    """The text a mail was written with: in a game's thread, without the first line (what
+    it is about, ``about``) and the blank line after it."""
+    content = full_body_of(msg)
+    if in_thread(msg):
+        return content.split("\n", 2)[2] if content.count("\n") >= 2 else ""
     return content
 
 
@@ -434,7 +449,7 @@ def maildir_mail(root: Path, to: str, words: str, timeout: float = WAIT) -> Emai
         for path in sorted(new.glob("*")) if new.is_dir() else []:
             msg = email.message_from_bytes(path.read_bytes(), policy=default_policy)
             assert isinstance(msg, EmailMessage)
-            if msg["To"] == to and words in str(msg["Subject"]):
+            if msg["To"] == to and words in about(msg):
                 found.append((path.stat().st_mtime_ns, msg))
         if found:
             return max(found, key=lambda f: f[0])[1]

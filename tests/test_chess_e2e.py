@@ -24,7 +24,16 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
-from mailserver import PbmServer, Sink, board_number, body_of, challenge_accepted, reply_to, sign_up
+from mailserver import (
+    PbmServer,
+    Sink,
+    about,
+    board_number,
+    body_of,
+    challenge_accepted,
+    reply_to,
+    sign_up,
+)
 
 from pbm.record import parse_record, replay
 
@@ -123,8 +132,8 @@ def test_chess_games_by_mail_to_the_pgn_archive(
     mate.command(ALICE, "move Bc4#2", subject=False)  # White's move 2
     mate.answered()
     mate.play_by_reply(("Nb8-c6", "d1h5", "Nf6", "Qxf7#"), first=BOB)
-    assert all(ENDED.search(str(m["Subject"])) for m in mate.last.values())
-    assert mate.last[BOB]["Subject"] == f"Chess Board {mate.board} - White wins"
+    assert all(ENDED.search(about(m)) for m in mate.last.values())
+    assert about(mate.last[BOB]).endswith(f" | Chess Board {mate.board} - White wins")
     white, black = body_of(mate.last[ALICE]), body_of(mate.last[BOB])
     assert "alice (White) wins (checkmate). Result 1-0." in white
     assert re.search(r"1\. e4 +e5\s+2\. Bc4 +Nc6\s+3\. Qh5 +Nf6\s+4\. Qxf7#", white)

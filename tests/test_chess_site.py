@@ -19,7 +19,7 @@ import pytest
 from pbm import archive
 from pbm.record import parse_record, replay
 from pbm.replies import Reply
-from pbm.usecases import queries, unit
+from pbm.usecases import queries, records, unit
 from pbm.usecases.auth import ADMIN, Who
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Claim, Move, Resign
@@ -221,11 +221,11 @@ def test_pgn_for_a_game_without_it_says_so(site: Site, tmp_path: Path) -> None:
     board = unit.run(site, Challenge("accasta", "alice", "bob", admin=True))[0].board
     assert board is not None
     as_player(site, "alice", Resign(board))
-    with pytest.raises(archive.NoRecordFormat, match=r"^Accasta has no pgn record format$"):
+    with pytest.raises(records.NoRecordFormat, match=r"^Accasta has no pgn record format$"):
         archive.archive_board(site, board, out, "pgn")
     assert archive.pending_boards(site) == [board] and list(out.iterdir()) == []
     assert archive.archive_board(site, board, out, "text").path.suffix == ".txt"
-    assert archive.formats() == ("text", "json", "pgn")
+    assert records.formats() == ("text", "json", "pgn")
 
 
 def test_each_player_reads_the_board_from_his_side(site: Site) -> None:

@@ -449,6 +449,7 @@ def test_game_move_plays_for_a_player_and_mails_the_board(cli: Cli, database: Da
     new_mails = outbox(database, board)[mails_before:]
     assert sorted(m.to_addr for m in new_mails) == ["alice@example.org", "bob@example.org"]
     assert all(canonical in m.body for m in new_mails)
+    assert all("Move played by the site admin for alice." in m.body for m in new_mails)
     assert {m.subject for m in new_mails} == {f"Accasta Board {board} - bob to move"}
 
     out = cli("game", "move", str(board), "bob", "Resign").output
@@ -457,7 +458,7 @@ def test_game_move_plays_for_a_player_and_mails_the_board(cli: Cli, database: Da
     assert (g.status, g.result, g.termination) == ("finished", "1-0", "resign")
     resign_mails = outbox(database, board)[mails_before + 2 :]
     assert sorted(m.to_addr for m in resign_mails) == ["alice@example.org", "bob@example.org"]
-    assert all("bob resigned." in m.body for m in resign_mails)
+    assert all("The site admin resigned the game for bob." in m.body for m in resign_mails)
 
 
 def test_game_cancel_tells_the_players(cli: Cli, database: Database) -> None:
@@ -469,7 +470,7 @@ def test_game_cancel_tells_the_players(cli: Cli, database: Database) -> None:
     assert game_row(database, board).status == "cancelled"
     mails = outbox(database, board)[before:]
     assert sorted(m.to_addr for m in mails) == ["alice@example.org", "bob@example.org"]
-    assert all("cancelled the board" in m.body for m in mails)
+    assert all("The site admin cancelled the board." in m.body for m in mails)
 
 
 def test_game_refusals_say_why_and_change_nothing(cli: Cli, database: Database) -> None:
@@ -626,8 +627,8 @@ def test_a_game_won_on_the_board_archived_and_replayed(
 
     # A tampered record: one move changed. The replay names move, side and reason.
     record = parse_record(text)
-    target = next(m for m in record.moves if m.number == 5 and m.side == 0)
-    tampered = text.replace(f"5. {target.text} ", f"5. {played[0]} ", 1)
+    target = next(m for m in record.moves if m.number == 9 and m.side == 0)
+    tampered = text.replace(f"9. {target.text} ", f"9. {played[0]} ", 1)
     assert tampered != text
     bad = tmp_path / "tampered.txt"
     bad.write_text(tampered, encoding="utf-8")
@@ -638,7 +639,7 @@ def test_a_game_won_on_the_board_archived_and_replayed(
         for text_ in played[:8]:
             state = state.play(text_)[0]
         state.play(played[0])
-    assert rep.stderr == f"error: move 5 White ({played[0]}): {why.value}\n"
+    assert rep.stderr == f"error: move 9 White ({played[0]}): {why.value}\n"
 
     # A tampered result (tag and closing token): the moves say otherwise.
     other = "0-1" if result == "1-0" else "1-0"
@@ -687,7 +688,7 @@ def test_text_record_keeps_comments_readable(cli: Cli, tmp_path: Path) -> None:
     cli("game", "move", str(board), "alice", "resign")
     [path] = archive(cli, tmp_path / "a")
     body = path.read_text(encoding="utf-8").split("\n\n", 1)[1]
-    assert body == f"1. {first} {{open [wide] [now]}} {second}\n0-1\n"
+    assert body == f"1. {first} {{open [wide] [now]}} 2. {second}\n0-1\n"
     record = parse_record(path.read_text(encoding="utf-8"))
     assert record.moves[0].comment == "open [wide] [now]"
 

@@ -624,7 +624,12 @@ def test_never_answered(server: PbmServer, sink: Sink) -> None:
 
 
 def test_error_replies_are_limited(tmp_path: Path, initialized: Path, sink: Sink) -> None:
-    srv = new_server(tmp_path, initialized, sink, PBM_LIMITS_ERROR_REPLIES_PER_HOUR="2")
+    # alice is a player: her allowance is the players' (strangers' would be the same here).
+    limits = {
+        "PBM_LIMITS_ERROR_REPLIES_PER_HOUR": "2",
+        "PBM_LIMITS_PLAYER_ERROR_REPLIES_PER_HOUR": "2",
+    }
+    srv = new_server(tmp_path, initialized, sink, **limits)
     try:
         signup(srv, sink, "alice", ALICE, "pw-a")
         for n in range(4):

@@ -19,6 +19,7 @@ from mailserver import (
     SERVER_ADDRESS,
     PbmServer,
     Sink,
+    about,
     alive,
     board_number,
     challenge_accepted,
@@ -76,7 +77,7 @@ def test_same_mail_twice_moves_once(server: PbmServer, sink: Sink) -> None:
     history = sink.wait_for("bob@example.org", "history")
     assert "a1:C+b2,HS-c1" in str(history.get_body(("plain",)).get_content())  # type: ignore[union-attr]
     assert query(sqlite_url(server), f"select count(*) from moves where board={board}") == [(1,)]
-    leftovers = [m for m in sink.drain() if "error" in str(m["Subject"])]
+    leftovers = [m for m in sink.drain() if "error" in about(m)]
     assert leftovers == []
 
 
@@ -277,7 +278,7 @@ def test_two_servers_one_postgres_every_move_once(
             )
         )
         extra = sink.drain()
-        assert [m["Subject"] for m in extra if "error" not in str(m["Subject"])] == []
+        assert [about(m) for m in extra if "error" not in about(m)] == []
         sent = query(postgres_url, "select message_id from outbox where status='sent'")
         assert len(sent) == len({r[0] for r in sent})
         # Each instance took part: the mails really were spread over both.

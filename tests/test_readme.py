@@ -55,8 +55,10 @@ def test_the_first_game_works_as_written(tmp_path: Path) -> None:
     try:
         game, swaks, admin = first_game_blocks()
         out = run(game, server)
-        # bob's answer reached alice: her board mail shows it and it is her turn.
-        assert "Subject: Accasta Board 1 - alice to move" in out
+        # bob's answer reached alice: her board mail shows it and it is her turn. The
+        # game's mails are one thread: one subject, what each is about on its first line.
+        assert "Subject: Accasta Board 1: alice vs bob" in out
+        assert "\nAccasta Board 1 - alice to move\n" in out
         assert "Move 2, bob (Black): g2:C+f2,H+f3" in out
         if shutil.which("swaks") is None:
             pytest.fail("swaks is not installed (the README's example needs it)")

@@ -286,15 +286,24 @@ def test_black_move_numbers_with_three_dots(text: str) -> None:
 
 
 def test_a_black_move_numbered_too_late_is_refused() -> None:
-    with pytest.raises(RecordError, match=r"move number 2\. found where move 1 Black was due"):
-        parse_record("1. a1:C-d1,H-b1,S+b1 2. ... g1:Cxd1")
+    with pytest.raises(RecordError, match=r"move number 3\. found where move 1 Black was due"):
+        parse_record("1. a1:C-d1,H-b1,S+b1 3. g1:Cxd1")
+    with pytest.raises(RecordError, match=r"move number 2\.\.\. found where move 1 Black"):
+        parse_record("1. a1:C-d1,H-b1,S+b1 2... g1:Cxd1")
 
 
 def test_wrong_move_numbers_are_refused() -> None:
     with pytest.raises(RecordError, match=r"move number 3\. found where move 2 White was due"):
         parse_record("1. a1:C-d1 g1:C-e1 3. a2:C-b1")
-    with pytest.raises(RecordError, match="move 1 Black was due"):
-        parse_record("1. a1:C-d1 2. a2:C-b1")
+    with pytest.raises(RecordError, match=r"move number 2\. found where move 3 White was due"):
+        parse_record("1. a1:C-d1 2. g1:C-e1 2. a2:C-b1")
+
+
+def test_every_turn_numbered_reads_as_pairs_do() -> None:
+    """pbm's Accasta records number every turn, as its board mails and #N do."""
+    pairs = parse_record("1. a1:C-d1 g1:C-e1 2. a2:C-b1 g2:C-f1")
+    turns = parse_record("1. a1:C-d1 2. g1:C-e1 3. a2:C-b1 4. g2:C-f1")
+    assert [m.text for m in turns.moves] == [m.text for m in pairs.moves]
 
 
 def test_an_illegal_move_names_number_side_and_reason() -> None:

@@ -647,9 +647,10 @@ def test_board_mail_layout(db: Database, site: Site, board: int) -> None:
         n = [m.notation for m in s.exec(select(Move).order_by(col(Move.ply))).all()]
     lines = body.splitlines()
     row1 = next(line for line in lines if line.lstrip().startswith("1. "))
-    assert row1.split() == ["1.", n[0], n[1]]
-    row3 = next(line for line in lines if line.lstrip().startswith("3. "))
-    assert row3.split() == ["3.", n[4]]
+    # Accasta numbers every turn: the list, the header and #N count alike.
+    assert row1.split() == ["1.", n[0], "2.", n[1]]
+    row3 = next(line for line in lines if line.lstrip().startswith("5. "))
+    assert row3.split() == ["5.", n[4]]
     assert f"Move 5, Alice (White): {n[4]}" in body
     assert "bob (Black) to move: move 6." in body
     assert f"accasta move {board} bob PASSWORD " in body and "#6" in body

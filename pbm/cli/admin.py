@@ -30,7 +30,7 @@ from pbm.cli.site import (
 )
 from pbm.store.engine import head_revision, init_db, shown_url
 from pbm.store.engine import upgrade as upgrade_db
-from pbm.usecases import challenges, moves, proposals, queries, unit
+from pbm.usecases import challenges, moves, proposals, queries, records, unit
 from pbm.usecases.accounts import ChangePassword, Signup
 from pbm.usecases.auth import ADMIN, Who
 from pbm.usecases.boardmail import BoardView, render_board_text
@@ -303,7 +303,7 @@ def game_cancel(ctx: click.Context, board: int) -> None:
     default=None,
     help="The folder of the records (default: archive/ in server.data_dir).",
 )
-@click.option("--format", "fmt", type=click.Choice(archive_mod.formats()), default="text")
+@click.option("--format", "fmt", type=click.Choice(records.formats()), default="text")
 @click.option(
     "--since",
     default=None,
@@ -329,7 +329,7 @@ def archive(ctx: click.Context, out_dir: str | None, fmt: str, since: str | None
             for board in bar:
                 try:
                     arch = archive_mod.archive_board(site, board, out, fmt)
-                except archive_mod.NoRecordFormat as exc:  # left for another format
+                except records.NoRecordFormat as exc:  # left for another format
                     lacking.setdefault(exc.title, []).append(str(board))
                     continue
                 except OSError as exc:  # the game stays unarchived: the next run retries it

@@ -1,4 +1,4 @@
-"""Reading commands: show (board), history, moves, games, ratings."""
+"""Reading commands: show (board), history, moves, record, games, ratings."""
 
 from __future__ import annotations
 
@@ -17,6 +17,10 @@ def _history(args: Args, ctx: Context) -> Built:
 
 def _moves(args: Args, ctx: Context) -> Built:
     return reading.LegalMoves(ctx.board(args), ctx.sender), None
+
+
+def _record(args: Args, ctx: Context) -> Built:
+    return reading.Records(ctx.board(args), ctx.sender), None
 
 
 def _games(args: Args, ctx: Context) -> Built:
@@ -47,6 +51,14 @@ COMMANDS = (
         by_reply=True,
     ),
     Command(("moves",), (BOARD,), "every legal move", _moves, per_game=True, by_reply=True),
+    Command(
+        ("record", "pgn"),
+        (BOARD,),
+        "the game's record (text, JSON, PGN for chess) as files",
+        _record,
+        per_game=True,
+        by_reply=True,
+    ),
     Command(
         ("games",), (OPTIONAL_USERID,), "active boards of G (of a player)", _games, per_game=True
     ),

@@ -12,6 +12,8 @@ same row always gives the same message (``Date`` is the row's
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import quopri
 import re
 from datetime import UTC, datetime
@@ -21,6 +23,7 @@ from typing import Protocol
 
 from pbm.config import Config
 from pbm.mail.addresses import BOARD, BOARD_KINDS, context_address, thread_root
+from pbm.replies import attachments_of
 
 MAX_LINE = 78  # RFC 5322 2.1.1: lines SHOULD be no more than 78 characters
 
@@ -48,6 +51,8 @@ class OutgoingMail(Protocol):
     def created_at(self) -> datetime: ...
     @property
     def thread(self) -> str | None: ...
+    @property
+    def attachment(self) -> str | None: ...
 
 
 def wrap_line(line: str, width: int = MAX_LINE) -> list[str]:
@@ -178,17 +183,40 @@ def build_message(mail: OutgoingMail, config: Config) -> bytes:
     headers += ["Auto-Submitted: auto-replied", "X-Auto-Response-Suppress: All"]
     headers.append("MIME-Version: 1.0")  # RFC 2045 4
     text = wrap_body(f"{mail.subject}\n\n{mail.body}" if mail.thread else mail.body)
+    part_headers, body = _text_part(text)
+    files = attachments_of(mail.attachment)
+    if not files:
+        return "\n".join([*headers, *part_headers]).encode("utf-8") + b"\n\n" + body
+    # RFC 2046 5.1.3: the text, then each file. The boundary is made from the
+    # Message-ID, so that a retried mail is the same bytes.
+    boundary = "pbm-" + hashlib.sha256(mail.message_id.encode()).hexdigest()[:32]
+    headers.append(f'Content-Type: multipart/mixed; boundary="{boundary}"')
+    parts = [b"\n".join(h.encode() for h in part_headers) + b"\n\n" + body]
+    for file in files:
+        name = header_value(file.filename).replace('"', "")
+        encoded = base64.encodebytes(file.text.encode("utf-8")).replace(b"\r", b"")
+        parts.append(
+            (
+                f'Content-Type: {header_value(file.content_type)}; charset="utf-8"; '
+                f'name="{name}"\n'
+                f'Content-Disposition: attachment; filename="{name}"\n'
+                "Content-Transfer-Encoding: base64\n\n"
+            ).encode()
+            + encoded
+        )
+    mime = b"".join(b"--" + boundary.encode() + b"\n" + p + b"\n" for p in parts)
+    return "\n".join(headers).encode("utf-8") + b"\n\n" + mime + b"--" + boundary.encode() + b"--\n"
+
+
+def _text_part(text: str) -> tuple[list[str], bytes]:
+    """The headers and body of the text/plain part."""
     if text.isascii():
-        headers += [
+        return [
             'Content-Type: text/plain; charset="us-ascii"',
             "Content-Transfer-Encoding: 7bit",
-        ]
-        body = text.encode("ascii")
-    else:
-        # RFC 2045 6.7: quoted-printable keeps mostly-ASCII text readable.
-        headers += [
-            'Content-Type: text/plain; charset="utf-8"',
-            "Content-Transfer-Encoding: quoted-printable",
-        ]
-        body = quopri.encodestring(text.encode("utf-8"))
-    return "\n".join(headers).encode("utf-8") + b"\n\n" + body
+        ], text.encode("ascii")
+    # RFC 2045 6.7: quoted-printable keeps mostly-ASCII text readable.
+    return [
+        'Content-Type: text/plain; charset="utf-8"',
+        "Content-Transfer-Encoding: quoted-printable",
+    ], quopri.encodestring(text.encode("utf-8"))

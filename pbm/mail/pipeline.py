@@ -205,7 +205,9 @@ def _unaddressed(mail: Mail, env: Env, reading: _Reading) -> Request | None:
         (
             (i, meant)
             for i, line in enumerate(lines[:5])
-            if (meant := commands.GRAMMAR.lenient_reply(line, _any_move)) is not None
+            # A malformed command is explained as one (``no_command``), not guessed at.
+            if not isinstance(reading.read(line), CommandError)
+            and (meant := commands.GRAMMAR.lenient_reply(line, _any_move)) is not None
             and meant.args.move is not None
         ),
         None,
@@ -423,7 +425,7 @@ class _Reading:
 
 
 # What a reply to a follower's mail may ask for.
-FOLLOWER_COMMANDS = ("unsubscribe", "chat", "show", "history", "moves")
+FOLLOWER_COMMANDS = ("unsubscribe", "chat", "show", "history", "moves", "record")
 
 
 def _game_word(line: str) -> str | None:

@@ -124,31 +124,36 @@ def variant_line(view: BoardView) -> str:
     return f"Variant: {view.variant}" + (f" ({opts})" if opts else "")
 
 
-def move_list(moves: Sequence[MoveLine], width: int = WIDTH) -> list[str]:
-    """Turns in numbered rows, White's and Black's side by side.
+def move_list(
+    moves: Sequence[MoveLine], width: int = WIDTH, number: Callable[[int], int] = int
+) -> list[str]:
+    """Turns in rows, White's and Black's side by side, numbered as the game numbers them
+    (``number``: ``Game.move_number``), so the list, the header and ``#N`` agree.
 
-    ``1. a1:C+b2,HS-c1   g2:C+f2,H+f3``; the row number counts pairs of
-    turns (the ``#N`` of a move counts single turns and is shown apart).
+    A game that numbers every turn (Accasta): ``1. a1:C+b2,HS-c1   2. g2:C+f2,H+f3``;
+    one that numbers pairs (chess): ``1. e4   e5``.
     """
-    rows: list[tuple[str, str]] = []
+    per_turn = number(2) == 2
+    rows: list[tuple[str, str, int]] = []  # White's turn, Black's, the row's number
     for m in moves:
+        text = f"{number(m.ply)}. {m.notation}" if per_turn else m.notation
         if m.ply % 2 == 1:
-            rows.append((m.notation, ""))
+            rows.append((text, "", number(m.ply)))
         elif rows and not rows[-1][1]:
-            rows[-1] = (rows[-1][0], m.notation)
+            rows[-1] = (rows[-1][0], text, rows[-1][2])
         else:  # a Black turn with no White turn before it in the list
-            rows.append(("...", m.notation))
+            rows.append(("...", text, number(m.ply)))
     if not rows:
         return ["  (no moves yet)"]
-    number_width = len(str(len(rows))) + 1
-    left = max(len(w) for w, _ in rows)
+    number_width = 0 if per_turn else len(str(rows[-1][2])) + 1
+    left = max(len(w) for w, _, _ in rows)
     out: list[str] = []
-    for i, (w, b) in enumerate(rows, start=1):
-        num = f"{i}.".rjust(number_width)
-        line = f"  {num} {w.ljust(left)}   {b}".rstrip()
+    for w, b, n in rows:
+        num = "" if per_turn else f"{n}.".rjust(number_width) + " "
+        line = f"  {num}{w.ljust(left)}   {b}".rstrip()
         if len(line) > width:
-            out.append(f"  {num} {w}")
-            out.append(f"  {' ' * number_width} {' ' * 3}{b}")
+            out.append(f"  {num}{w}")
+            out.append(f"  {' ' * len(num)}{' ' * 3}{b}")
         else:
             out.append(line)
     return out
@@ -345,7 +350,7 @@ def _render(
     body.append("")
     body += _last_move(view)
     body += _state_lines(view)
-    body += ["", "Moves:", *move_list(view.moves), ""]
+    body += ["", "Moves:", *move_list(view.moves, number=view.move_number), ""]
     ended = None if view.status in ("active", "waiting") else _ending(view)
     head = "\n".join(line.rstrip() for line in body)
     timing = [line.rstrip() for line in _timing(view)]

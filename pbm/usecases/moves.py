@@ -161,9 +161,11 @@ class Move:
         after = played(
             board, mover.userid, new_state, canonical, text, self.comment, now, self.message_id
         )
-        headline = ""
+        # A repair by the site admin is never passed off as the player's own move.
+        headline = f"Move played by the site admin for {mover.display}." if mover.is_admin else ""
         if self.claim and after.status == "active":
-            after, headline = claimed(after, new_state, mover, now)
+            after, said = claimed(after, new_state, mover, now)
+            headline = (headline + "\n" if headline else "") + said
         told: dict[str, list[str]] = {}
         if after.status == "active":
             # The opponent's queued answer is played at once: one board mail for both moves.
@@ -173,7 +175,7 @@ class Move:
                 told[owner] = lines
             if after.moves[-1] is not mine:
                 theirs = after.moves[-1]
-                headline = (
+                headline = (headline + "\n" if headline else "") + (
                     f"{mover.display} played {mine.notation} "
                     f"(move {after.move_number(mine.ply)}); {after.name(theirs.userid)}'s "
                     f"queued answer {theirs.notation} was played at once "
@@ -220,7 +222,11 @@ class Resign:
         board = world.board(self.board)
         seat = seat_in_play(board, loser)
         after = finish(board, Outcome(1 - seat, RESIGN), world.now)
-        headline = f"{loser.display} resigned."
+        headline = (
+            f"The site admin resigned the game for {loser.display}."
+            if loser.is_admin
+            else f"{loser.display} resigned."
+        )
         if self.comment.strip():
             headline += "\n" + self.comment.strip()
         return Decision(board_mails(after, world.now, headline), (BoardChange(board, after),))

@@ -95,7 +95,8 @@ class Cancel:
                 draw_offer_by=None,
                 queue=(),
             )
-            replies = board_mails(after, now, f"{me.display} cancelled the board.")
+            who = "The site admin" if me.is_admin else me.display
+            replies = board_mails(after, now, f"{who} cancelled the board.")
             return Decision(replies, (BoardChange(board, after),))
         if board.cancel_request_by == me.userid:
             raise BadRequest(f"You already asked to cancel; waiting for {opp.display}.")

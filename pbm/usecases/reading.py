@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pbm import ratings as elo
-from pbm.games import move_number
-from pbm.replies import Reply
+from pbm.games import move_number, record_formats
+from pbm.replies import Attachment, Reply
 from pbm.usecases.auth import Actor
 from pbm.usecases.boardmail import board_subject, board_view, follows, render_board_mail
 from pbm.usecases.queries import rating_lines, summaries
 from pbm.usecases.readers import reader_on
+from pbm.usecases.records import FORMATS, record_in
 from pbm.usecases.refusals import BadRequest
 from pbm.usecases.text import wrap
 from pbm.usecases.unit import Decision
@@ -52,7 +53,7 @@ class NoCommand:
         example = board.state.example_move() if board.status == "active" else None
         seat = board.seat_of(self.userid.lower())
         if seat is None:
-            what = "unsubscribe, chat MESSAGE, show, history or moves"
+            what = "unsubscribe, chat MESSAGE, show, history, moves or record"
         elif example is not None and board.state.to_move == seat:
             what = (
                 f"your move on a line of its own, such as {example} (legal now), or resign, "
@@ -84,14 +85,22 @@ class History:
         lines = [f"{view.title} Board {view.board}: {view.white} vs {view.black}", ""]
         if not view.moves:
             lines.append("No moves yet.")
+        per_turn = board.move_number(2) == 2
         for m in view.moves:
             notation = m.notation + (" (queued)" if m.queued else "")
-            line = f"{m.ply:>4}. {m.userid:<20} {notation:<24} {m.at:%Y-%m-%d %H:%M}"
+            # Numbered as the board mail and #N number it: every turn, or pairs (chess:
+            # "1." for White, "1..." for Black).
+            mark = "." if per_turn or m.ply % 2 else "..."
+            number = f"{board.move_number(m.ply)}{mark}".rjust(7)
+            line = f"{number} {m.userid:<20} {notation:<24} {m.at:%Y-%m-%d %H:%M}"
             if len(line) > 78:  # a long turn: the time goes on its own line
-                line = f"{m.ply:>4}. {m.userid:<20} {notation}\n        {m.at:%Y-%m-%d %H:%M}"
+                line = f"{number} {m.userid:<20} {notation}\n        {m.at:%Y-%m-%d %H:%M}"
             lines.append(line)
             if m.comment.strip():
                 lines.extend(wrap(m.comment.strip(), indent="        > "))
+        if board.result is not None:
+            how = f" ({board.termination})" if board.termination else ""
+            lines += ["", f"Result: {board.result}{how}"]
         body = "\n".join(line.rstrip() for line in lines) + "\n"
         subject = board_subject(view, "history")
         return Decision((_answer(board, self.to, subject, body),))
@@ -119,6 +128,37 @@ class LegalMoves:
         body = "\n".join(lines) + "\n"
         subject = board_subject(view, "legal moves")
         return Decision((_answer(board, self.to, subject, body),))
+
+
+# The MIME types of record files, by their ending (PGN: the type chess software reads).
+_TYPES = {"txt": "text/plain", "json": "application/json", "pgn": "application/x-chess-pgn"}
+
+
+@dataclass(frozen=True)
+class Records:
+    """The board's record in every format its game has, attached to a mail to ``to``."""
+
+    board: int
+    to: str
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        board = world.board(self.board)
+        files = []
+        for fmt in (*FORMATS, *(f.name for f in record_formats(board.rules))):
+            text, suffix = record_in(board, fmt, world.config.mail.address)
+            name = f"{board.game}-board-{board.number}.{suffix}"
+            files.append(Attachment(name, _TYPES.get(suffix, "text/plain"), text))
+        view = board_view(board, world.now)
+        state = f"result {board.result}" if board.result else f"{len(view.moves)} turns so far"
+        body = "\n".join(
+            wrap(
+                f"The record of board {board.number} ({state}) is attached as "
+                f"{', '.join(f.filename for f in files)}. The text record replays with: pbm "
+                "rules replay FILE."
+            )
+        )
+        reply = _answer(board, self.to, board_subject(view, "record"), body + "\n")
+        return Decision((replace(reply, attachments=tuple(files)),))
 
 
 @dataclass(frozen=True)
