@@ -13,11 +13,13 @@ import asyncio
 import email
 import email.policy
 import socket
+import subprocess
 import warnings
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
+from pathlib import Path
 from typing import Any, TypeVar
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
@@ -96,6 +98,17 @@ class Relay:
             assert isinstance(msg, EmailMessage)
             out.append(msg)
         return out
+
+
+def self_signed_cert(folder: Path) -> tuple[Path, Path]:
+    """A certificate and key for ``pbm.test``, made with openssl, for STARTTLS tests."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", "/CN=pbm.test", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
 
 
 def free_port() -> int:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import smtplib
 import ssl
-import subprocess
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from mailserver import (
     sign_up,
     until,
 )
+from smtp_relay import self_signed_cert
 
 from pbm.games import get as get_game
 from pbm.runners.worker import sender_share
@@ -292,12 +292,7 @@ def test_two_servers_one_postgres_every_move_once(
 
 def test_starttls_when_a_certificate_is_configured(tmp_path: Path, sink: Sink) -> None:
     """RFC 3207: with smtp.tls_cert and smtp.tls_key set, the listener offers STARTTLS."""
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-subj", "/CN=pbm.test", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    cert, key = self_signed_cert(tmp_path)
     srv = PbmServer(
         tmp_path / "site",
         sink_port=sink.port,

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import smtplib
 import ssl
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from smtp_relay import self_signed_cert
 from test_listener import (  # noqa: F401 (fixtures)
     ADDRESS,
     WAIT,
@@ -33,12 +33,7 @@ from pbm.mail import status
 
 @pytest.fixture
 def tls_listener(db_file: Path, tmp_path: Path) -> Iterator[Running]:
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-subj", "/CN=pbm.test", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    cert, key = self_signed_cert(tmp_path)
     running = Running(site_config(db_file, tls_cert=str(cert), tls_key=str(key))).start()
     yield running
     running.stop()

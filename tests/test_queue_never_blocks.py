@@ -215,3 +215,28 @@ def test_a_mail_that_always_fails_is_set_aside_and_the_rest_goes_on(
     cli("inbox", "retry", "2")
     worker.run_batch()
     assert inbox(db)[1][0] == "done"
+
+
+def test_two_instances_answer_nul_mails_and_block_nothing(
+    db: Database, config: Config, clock: Clock, site: Site
+) -> None:
+    """Two server instances on one database (PostgreSQL's case): a NUL in a signup's
+    subject and in a chat once stopped every worker on every instance."""
+    board = accepted(site, Challenge("accasta", "alice", "bob", sender="alice@example.org"))
+    deliver(db, clock, "zed@example.org", plain("zed@example.org", "signup zed\x00 pw", "<n1@x>"))
+    chat = f"accasta chat {board} alice pw\nhi\x00 there"
+    deliver(db, clock, "alice@example.org", plain("alice@example.org", "chat", "<n2@x>", chat))
+    [move] = first_moves(1)
+    line = f"accasta move {board} alice pw {move}"
+    deliver(db, clock, "alice@example.org", plain("alice@example.org", line, "<n3@x>"))
+    other = Database.open(config.database.url)
+    try:
+        workers = [make_worker(db, config, clock), make_worker(other, config, clock)]
+        for _ in range(6):
+            for worker in workers:
+                worker.run_batch()
+    finally:
+        other.close()
+    assert [status for status, _ in inbox(db)] == ["done", "done", "done"]
+    assert moves_on(db, board) == 1
+    assert any("hi there" in m.body for m in mails_to(db, "bob@example.org"))

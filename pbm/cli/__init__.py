@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from pbm import version
-from pbm.cli import admin, backup, inbox, outbox, play, prune, rules, serve, status
+from pbm.cli import admin, backup, inbox, outbox, play, players, prune, rules, serve, status
 from pbm.cli.faults import Main
 
 
@@ -37,5 +37,6 @@ main.add_command(inbox.inbox)
 main.add_command(prune.prune)
 main.add_command(status.status)
 admin.register(main)
+main.add_command(players.player)
 play.register(main)  # after admin: it adds `vacation` to the player group; backup to db
 backup.register(main)

@@ -19,22 +19,19 @@ from pbm import config as config_mod
 from pbm.cli.output import emit, json_option
 from pbm.cli.rules import parse_options
 from pbm.cli.site import (
-    NOW_HELP,
     load_config,
     located,
     open_database,
     open_site,
-    parse_now,
     parse_time,
     readable_by_others,
 )
+from pbm.mail.controls import strip_controls
 from pbm.store.engine import head_revision, init_db, shown_url
 from pbm.store.engine import upgrade as upgrade_db
 from pbm.usecases import challenges, moves, proposals, queries, records, unit
-from pbm.usecases.accounts import ChangePassword, Signup
 from pbm.usecases.auth import ADMIN, Who
 from pbm.usecases.boardmail import BoardView, render_board_text
-from pbm.usecases.locks import Unlock
 
 # ---------------------------------------------------------------- init, db
 
@@ -80,91 +77,6 @@ def upgrade(ctx: click.Context) -> None:
     with open_database(ctx, schema=False) as database:
         upgrade_db(database)
     click.echo(f"database: {shown_url(cfg)} (at revision {head_revision()})")
-
-
-# ---------------------------------------------------------------- players
-
-
-@click.group()
-def player() -> None:
-    """Player accounts."""
-
-
-@player.command("add")
-@click.argument("userid")
-@click.argument("email")
-@click.option("--name", default="", help="The player's full name.")
-@click.option(
-    "--password",
-    prompt=True,
-    hide_input=True,
-    confirmation_prompt=True,
-    help="The password (asked for if not given).",
-)
-@click.pass_context
-def player_add(ctx: click.Context, userid: str, email: str, name: str, password: str) -> None:
-    """Add a player; the welcome mail goes to EMAIL."""
-    with open_site(ctx) as site:
-        unit.run(site, Signup(userid, password, email, full_name=name, confirmed=True))
-        click.echo(f"player {userid} added")
-
-
-@player.command("password")
-@click.argument("userid")
-@click.option(
-    "--password",
-    prompt="New password",
-    hide_input=True,
-    confirmation_prompt=True,
-    help="The new password (asked for if not given).",
-)
-@click.pass_context
-def player_password(ctx: click.Context, userid: str, password: str) -> None:
-    """Set UID's password (a player who lost his address too); he is told by mail."""
-    with open_site(ctx) as site:
-        unit.run(site, ChangePassword(password), Who(userid, ADMIN))
-        click.echo(f"password of {userid} set")
-
-
-@player.command("show")
-@click.argument("userid")
-@click.option("--now", "now_text", default=None, metavar="ISO-TIME", help=NOW_HELP)
-@click.pass_context
-def player_show(ctx: click.Context, userid: str, now_text: str | None) -> None:
-    """UID's account, password lockout, what the answer limits counted and held for him."""
-    with open_site(ctx, parse_now(now_text) if now_text else None) as site:
-        for line in queries.locks(site, userid).lines():
-            click.echo(line)
-
-
-@player.command("unlock")
-@click.argument("userid")
-@click.option("--now", "now_text", default=None, metavar="ISO-TIME", help=NOW_HELP)
-@click.pass_context
-def player_unlock(ctx: click.Context, userid: str, now_text: str | None) -> None:
-    """Lift UID's password lockout and answer limits; answers held for him go out now."""
-    with open_site(ctx, parse_now(now_text) if now_text else None) as site:
-        unit.run(site, Unlock(userid), Who(userid, ADMIN))
-        click.echo(f"player {userid} unlocked")
-
-
-@player.command("list")
-@json_option
-@click.pass_context
-def player_list(ctx: click.Context, as_json: bool) -> None:
-    """Every player."""
-    with open_site(ctx) as site:
-        records = [
-            {"userid": p.display, "email": p.email, "name": p.full_name, "since": p.created_at}
-            for p in queries.players(site)
-        ]
-    emit(records, as_json, ("userid", "email", "name", "since"), _player_row)
-
-
-def _player_row(r: Mapping[str, object]) -> tuple[object, ...]:
-    since = r["since"]
-    assert isinstance(since, datetime)
-    return (r["userid"], r["email"], r["name"], f"{since:%Y-%m-%d}")
 
 
 # ---------------------------------------------------------------- games
@@ -266,11 +178,11 @@ def game_move(ctx: click.Context, board: int, userid: str, move: str, comment: s
     with open_site(ctx) as site:
         who = Who(userid, ADMIN)
         if move.strip().lower() == "resign":
-            unit.run(site, moves.Resign(board, comment), who)
+            unit.run(site, moves.Resign(board, strip_controls(comment)), who)
             view = queries.view(site, board)
             click.echo(f"board {board}: {userid} resigned; {_state_line(view)}")
             return
-        unit.run(site, moves.Move(board, move, comment=comment), who)
+        unit.run(site, moves.Move(board, move, comment=strip_controls(comment)), who)
         view = queries.view(site, board)
         click.echo(f"board {board}: {view.moves[-1].notation} played; {_state_line(view)}")
 
@@ -349,5 +261,5 @@ def archive(ctx: click.Context, out_dir: str | None, fmt: str, since: str | None
 
 def register(main: click.Group) -> None:
     """Add the admin commands to the ``pbm`` group."""
-    for cmd in (init, db, player, game, archive):
+    for cmd in (init, db, game, archive):
         main.add_command(cmd)
