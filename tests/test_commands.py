@@ -26,8 +26,8 @@ ACCASTA = games.get("accasta")
 MOVE_USAGE = "accasta move needs: accasta move BOARD USERID PASSWORD MOVE[#N]"
 GAME_COMMANDS = (
     "accasta commands: accept, board, cancel, challenge, chat, claim, decline, draw, games, "
-    "help, history, move, moves, queue, ratings, reject, resign, show, subscribe, undo, "
-    "unsubscribe"
+    "help, history, move, moves, pgn, queue, ratings, record, reject, resign, show, subscribe, "
+    "undo, unsubscribe"
 )
 
 

@@ -24,6 +24,8 @@ from pbm.store.tables import OutboxMessage, table
 
 OUTBOX = table(OutboxMessage)
 STATUSES = ("pending", "sent", "failed")
+# The note of a counted answer held back by the answer limits (``Reply.not_before``).
+HELD = "held by the answer limits until answers to this address resume"
 
 
 class ClaimedMail(NamedTuple):
@@ -76,6 +78,7 @@ def enqueue(
             "attempts": 0,
             "next_attempt_at": max(due, reply.not_before) if reply.not_before else due,
             "attachment": attachments_json(reply.attachments),
+            "last_error": HELD if reply.not_before else None,
             "thread": reply.thread,
         }
         for reply in replies
@@ -347,7 +350,7 @@ def held(session: Session, now: datetime) -> int:
     never tried, due later."""
     stmt = sa.select(sa.func.count()).where(
         OUTBOX.c.status == "pending",
-        OUTBOX.c.attempts == 0,
+        OUTBOX.c.last_error == HELD,
         OUTBOX.c.next_attempt_at > now,
     )
     return int(session.execute(stmt).scalar_one())

@@ -15,6 +15,7 @@ from sqlmodel import Session
 
 from pbm.config import LimitsConfig
 from pbm.store import limits as counts
+from pbm.store.outbox import HELD
 from pbm.store.tables import OutboxMessage, table
 from pbm.usecases.auth import Actor, locked_out
 from pbm.usecases.text import fmt_time, note
@@ -98,7 +99,7 @@ def _held(address: str, now: datetime) -> list[sa.ColumnElement[bool]]:
     return [
         sa.func.lower(OUTBOX.c.to_addr) == address.lower(),
         OUTBOX.c.status == "pending",
-        OUTBOX.c.attempts == 0,
+        OUTBOX.c.last_error == HELD,
         OUTBOX.c.next_attempt_at > now,
     ]
 
