@@ -334,6 +334,15 @@ def move_number(game: Game, ply: int) -> int:
     return ply if number is None else number(ply)
 
 
+def picture(state: GameState, seat: int = 0, alt: str = "", last: str = "") -> str | None:
+    """The position as an SVG picture from ``seat`` (the optional ``GameState.picture
+    (seat, alt, last)``: a game without it has none, and its ASCII diagram stands in).
+    ``last``: the last move's notation, for a game that marks it from there (chess
+    knows its own); ``alt``: the picture's name for a screen reader."""
+    draw: Callable[[int, str, str], str] | None = getattr(state, "picture", None)
+    return draw(seat, alt, last) if draw is not None else None
+
+
 def record_formats(game: Game) -> tuple[RecordFormat, ...]:
     """The record formats of ``game``'s own (``Game.record_formats``); none if it has none."""
     formats: tuple[RecordFormat, ...] = getattr(game, "record_formats", ())

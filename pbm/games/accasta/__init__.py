@@ -17,6 +17,7 @@ from pbm.games.accasta.board import CELLS, N_CELLS
 from pbm.games.accasta.diagram import render
 from pbm.games.accasta.help import HELP
 from pbm.games.accasta.notation import parse_turn, turn_to_text
+from pbm.games.accasta.picture import svg
 from pbm.games.accasta.position import (
     CASTLE_WIN_VALUES,
     D4_OPENING_VALUES,
@@ -60,6 +61,7 @@ OPTIONS = (
 
 # A move starts on a cell, a1 to g7 (``a1:C-d1``, ``b42c5``).
 _MOVE_START = re.compile(r"[a-gA-G][0-9]")  # b9 too: the rules say it is no cell
+_CELL_NAMES = re.compile(r"[a-g][1-7]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +114,13 @@ class AccastaState:
         if ended is None or pos.outcome() is not None:
             return str(pos)
         return render(pos.board, pari=pos.pari, to_move=None, status=ended)
+
+    def picture(self, seat: int = 0, alt: str = "", last: str = "") -> str:
+        """The board as an SVG picture from ``seat``, the cells of the ``last`` move (its
+        notation) outlined (``Game``'s optional picture)."""
+        pos = self.position
+        touched = tuple(dict.fromkeys(_CELL_NAMES.findall(last.lower())))
+        return svg(pos.board, seat=seat, last=touched, alt=alt)
 
     def claim_draw(self) -> Outcome:
         raise IllegalMove("Accasta has no draws: a game ends only when one side wins")

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import chess
+import chess.svg
 
 from pbm.games import IllegalMove, Option, Outcome, RecordFormat, check_declared_options
 from pbm.games.chess import ending
@@ -27,6 +28,11 @@ from pbm.games.chess.pgn import PGN
 __all__ = ["CHESS", "STANDARD", "Chess", "ChessState"]
 
 STANDARD = "standard"
+
+
+def _attr(text: str) -> str:
+    """``text`` for an XML attribute."""
+    return text.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +101,16 @@ class ChessState:
 
     def diagram(self, seat: int | None = None, ended: str | None = None) -> str:
         return render(self.board, seat, self.ending, self.claimable, ended)
+
+    def picture(self, seat: int = 0, alt: str = "", last: str = "") -> str:
+        """python-chess's own SVG board: flipped for Black, the last move (its own: ``last``
+        is not needed) and a check marked (``Game``'s optional picture)."""
+        played = chess.Move.from_uci(self.moves[-1]) if self.moves else None
+        check = self.board.king(self.board.turn) if self.board.is_check() else None
+        drawn = chess.svg.board(
+            self.board, orientation=seat == 0, lastmove=played, check=check, size=480
+        )
+        return drawn.replace("<svg ", f'<svg role="img" aria-label="{_attr(alt)}" ', 1)
 
     def claim_draw(self) -> Outcome:
         return ending.claim(self.board)

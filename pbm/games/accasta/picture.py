@@ -1,0 +1,204 @@
+"""The Accasta board as a picture (SVG), for mail clients that show HTML and for the web.
+
+The 37 cells are hexagons in seven rows, a (White's side) to g (Black's),
+as the ASCII diagram (``diagram.py``) lays them out; from Black's seat the
+board is turned round, g below. Each player's castle is tinted in his colour,
+the cells the last move touched are outlined, and the rows and diagonals
+carry their names on the edge (a to g; 1 to 4 along the bottom and top edges,
+5 to 7 where the longer diagonals leave the board), so a cell reads as the
+notation writes it.
+
+A stack is drawn as a column of chips from its bottom to its top, each in its
+owner's colour with its kind marked: a Shield a square, a Horse a triangle,
+a Chariot a circle (Pari: unmarked). Its height is the number of chips, and
+is written beside a stack of two or more.
+
+Every cell and chip carries ``data-`` attributes (``data-cell``,
+``data-stack``, ``data-piece``), so a test (or a script on a page) can read
+the picture back without looking at it. Pure: a string from values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from xml.sax.saxutils import quoteattr
+
+from pbm.games.accasta.board import CASTLES, CELLS, COORDS, ROW_LENGTHS, ROWS
+
+__all__ = ["CELL_RADIUS", "HEIGHT", "WIDTH", "cell_centre", "svg"]
+
+CELL_RADIUS = 32.0  # centre to corner of a cell's hexagon
+_STEP_X = math.sqrt(3) * CELL_RADIUS  # from one cell to the next in a row
+_STEP_Y = 1.5 * CELL_RADIUS  # from one row to the next
+_MARGIN = 34.0  # room for the names on the edge
+WIDTH = round(7 * _STEP_X + 2 * _MARGIN)
+HEIGHT = round(6 * _STEP_Y + 2 * CELL_RADIUS + 2 * _MARGIN)
+
+_COLOURS = {
+    "board": "#d9c7a0",
+    "line": "#7a6a4f",
+    "castle": ("#efe4c8", "#b59c72"),  # White's castle light, Black's dark
+    "last": "#d2452b",
+    "piece": ("#fbfaf5", "#2a2623"),  # White's pieces, Black's
+    "mark": ("#2a2623", "#fbfaf5"),  # the kind mark on each
+    "label": "#4a3f2e",
+}
+_KINDS = {"s": "shield", "h": "horse", "c": "chariot", "p": "piece"}
+
+
+def cell_centre(cell: int, seat: int = 0) -> tuple[float, float]:
+    """The centre of ``cell`` (an index into ``CELLS``) in the picture from ``seat``."""
+    x2, row = COORDS[cell]  # doubled columns: 0..12 across, rows 0 (a) .. 6 (g)
+    x = _MARGIN + _STEP_X / 2 + x2 * _STEP_X / 2
+    y = _MARGIN + CELL_RADIUS + (6 - row) * _STEP_Y
+    if seat == 1:  # turned round: g below, and the rows read right to left
+        x, y = WIDTH - x, HEIGHT - y
+    return x, y
+
+
+def _hexagon(x: float, y: float, radius: float) -> str:
+    corners = (
+        (
+            x + radius * math.cos(math.radians(90 + 60 * k)),
+            y + radius * math.sin(math.radians(90 + 60 * k)),
+        )
+        for k in range(6)
+    )
+    return " ".join(f"{cx:.1f},{cy:.1f}" for cx, cy in corners)
+
+
+def _mark(kind: str, x: float, y: float, size: float, colour: str) -> str:
+    """The sign of a piece's kind inside its chip."""
+    if kind == "s":
+        half = size * 0.42
+        return (
+            f'<rect x="{x - half:.1f}" y="{y - half:.1f}" width="{2 * half:.1f}" '
+            f'height="{2 * half:.1f}" fill="{colour}"/>'
+        )
+    if kind == "h":
+        half = size * 0.5
+        return (
+            f'<polygon points="{x:.1f},{y - half:.1f} {x + half:.1f},{y + half * 0.8:.1f} '
+            f'{x - half:.1f},{y + half * 0.8:.1f}" fill="{colour}"/>'
+        )
+    if kind == "c":
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{size * 0.45:.1f}" fill="{colour}"/>'
+    return ""
+
+
+def _stack(cell: int, stack: str, seat: int) -> list[str]:
+    """The chips of a stack, bottom to top, centred in its cell."""
+    x, y = cell_centre(cell, seat)
+    count = len(stack)
+    chip_h = min(11.0, 44.0 / count)
+    chip_w = 34.0
+    bottom = y + count * chip_h / 2
+    out = [f'<g class="stack" data-cell="{CELLS[cell]}" data-stack={quoteattr(stack)}>']
+    for level, piece in enumerate(stack):
+        owner = 0 if piece.isupper() else 1
+        kind = piece.lower()
+        top = bottom - (level + 1) * chip_h
+        out.append(
+            f'<g class="piece" data-piece="{piece}" data-level="{level}" '
+            f'data-kind="{_KINDS.get(kind, kind)}">'
+            f'<rect x="{x - chip_w / 2:.1f}" y="{top:.1f}" width="{chip_w:.1f}" '
+            f'height="{chip_h - 1:.1f}" rx="3" fill="{_COLOURS["piece"][owner]}" '
+            f'stroke="{_COLOURS["line"]}" stroke-width="1"/>'
+            + _mark(kind, x, top + (chip_h - 1) / 2, chip_h - 3, _COLOURS["mark"][owner])
+            + "</g>"
+        )
+    if count > 1:
+        out.append(
+            f'<text x="{x + chip_w / 2 + 3:.1f}" y="{bottom:.1f}" font-size="12" '
+            f'font-family="DejaVu Sans, Arial, sans-serif" fill="{_COLOURS["label"]}" '
+            f'class="height">{count}</text>'
+        )
+    out.append("</g>")
+    return out
+
+
+def _labels(seat: int) -> list[str]:
+    """The names on the edge: each row's letter at its left end, each diagonal's number
+    where it leaves the board (1-4 along the bottom and top, 5-7 on the right)."""
+    out = []
+    style = (
+        f'font-size="15" font-family="DejaVu Sans, Arial, sans-serif" '
+        f'fill="{_COLOURS["label"]}" text-anchor="middle" dominant-baseline="central"'
+    )
+    first = 0
+    for row, length in enumerate(ROW_LENGTHS):
+        x, y = cell_centre(first, seat)
+        side = -1 if seat == 0 else 1
+        out.append(
+            f'<text x="{x + side * (_STEP_X * 0.5 + 12):.1f}" y="{y:.1f}" {style} '
+            f'class="label" data-label="{ROWS[row]}">{ROWS[row]}</text>'
+        )
+        first += length
+    # The numbers: below row a's cells (1-4) and past the last cell of rows a-c (5-7)
+    # for White's seat; the same diagonals name cells on Black's side.
+    for cell, number, dx, dy in _number_spots():
+        x, y = cell_centre(cell, seat)
+        sx = 1 if seat == 0 else -1
+        out.append(
+            f'<text x="{x + sx * dx:.1f}" y="{y + sx * dy:.1f}" {style} '
+            f'class="label" data-label="{number}">{number}</text>'
+        )
+    return out
+
+
+def _number_spots() -> list[tuple[int, str, float, float]]:
+    """Where each diagonal's number stands: next to the cell it starts at."""
+    spots = []
+    off = CELL_RADIUS + 10
+    # A cell's number counts along its row from the left; the diagonals carry it on
+    # through the rows, as the ASCII diagram's marks show: 1-4 below row a and above
+    # row g, 5-7 right of rows a, b, c and of g, f, e.
+    for i in range(ROW_LENGTHS[0]):
+        spots.append((CELLS.index(f"a{i + 1}"), str(i + 1), -_STEP_X * 0.25, off))
+        spots.append((CELLS.index(f"g{i + 1}"), str(i + 1), -_STEP_X * 0.25, -off))
+    for low, high, number in ((0, 6, "5"), (1, 5, "6"), (2, 4, "7")):
+        for row in (low, high):
+            last = CELLS.index(f"{ROWS[row]}{ROW_LENGTHS[row]}")
+            spots.append((last, number, _STEP_X * 0.5 + 12, 0.0))
+    return spots
+
+
+def svg(board: Sequence[str], *, seat: int = 0, last: Sequence[str] = (), alt: str = "") -> str:
+    """The board as an SVG document seen from ``seat`` (0 White, 1 Black).
+
+    ``board``: the stacks by cell, bottom to top (``SHC`` White's, ``shc``
+    Black's, ``P``/``p`` Pari's); ``last``: the cells the last move touched;
+    ``alt``: the title a screen reader says.
+    """
+    touched = set(last)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" data-seat="{seat}">',
+        f"<title>{_escape(alt or 'Accasta board')}</title>",
+        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#f6f1e6"/>',
+    ]
+    for cell, name in enumerate(CELLS):
+        x, y = cell_centre(cell, seat)
+        fill = _COLOURS["board"]
+        castle = ""
+        for owner in (0, 1):
+            if cell in CASTLES[owner]:
+                fill, castle = _COLOURS["castle"][owner], ("white" if owner == 0 else "black")
+        stroke, width = (_COLOURS["last"], 3.5) if name in touched else (_COLOURS["line"], 1.2)
+        parts.append(
+            f'<polygon class="cell" data-cell="{name}" data-castle="{castle}" '
+            f'data-last="{"yes" if name in touched else "no"}" '
+            f'points="{_hexagon(x, y, CELL_RADIUS - 1)}" fill="{fill}" stroke="{stroke}" '
+            f'stroke-width="{width}"/>'
+        )
+    for cell, stack in enumerate(board):
+        if stack:
+            parts.extend(_stack(cell, stack, seat))
+    parts.extend(_labels(seat))
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
