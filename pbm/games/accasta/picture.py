@@ -13,6 +13,10 @@ owner's colour with its kind marked: a Shield a square, a Horse a triangle,
 a Chariot a circle (Pari: unmarked). Its height is the number of chips, and
 is written beside a stack of two or more.
 
+The names and heights are outlines, not text: python-chess's own glyphs for
+a to h and 1 to 8 (``chess.svg.COORDS``), so the picture looks the same
+wherever it is drawn and its renderer needs no font.
+
 Every cell and chip carries ``data-`` attributes (``data-cell``,
 ``data-stack``, ``data-piece``), so a test (or a script on a page) can read
 the picture back without looking at it. Pure: a string from values.
@@ -23,6 +27,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from xml.sax.saxutils import quoteattr
+
+from chess.svg import COORDS as GLYPHS
 
 from pbm.games.accasta.board import CASTLES, CELLS, COORDS, ROW_LENGTHS, ROWS
 
@@ -108,42 +114,38 @@ def _stack(cell: int, stack: str, seat: int) -> list[str]:
             + _mark(kind, x, top + (chip_h - 1) / 2, chip_h - 3, _COLOURS["mark"][owner])
             + "</g>"
         )
-    if count > 1:
-        out.append(
-            f'<text x="{x + chip_w / 2 + 3:.1f}" y="{bottom:.1f}" font-size="12" '
-            f'font-family="DejaVu Sans, Arial, sans-serif" fill="{_COLOURS["label"]}" '
-            f'class="height">{count}</text>'
-        )
+    if 1 < count <= 8:  # legal play never stacks more than six
+        out.append(_glyph(str(count), x + chip_w / 2 + 6, bottom - 5, 0.55, "height"))
     out.append("</g>")
     return out
+
+
+def _glyph(text: str, x: float, y: float, scale: float, kind: str) -> str:
+    """The outline of a letter or digit centred on (x, y)."""
+    # python-chess draws its files' letters around (22.5, 10.5) of their box, its
+    # ranks' digits around (10, 23) of theirs (the margins they stand in).
+    cx, cy = (10.0, 23.0) if text.isdigit() else (22.5, 10.5)
+    return (
+        f'<g class="{kind}" data-label="{text}" fill="{_COLOURS["label"]}" '
+        f'transform="translate({x - cx * scale:.1f}, {y - cy * scale:.1f}) '
+        f'scale({scale})">{GLYPHS[text]}</g>'
+    )
 
 
 def _labels(seat: int) -> list[str]:
     """The names on the edge: each row's letter at its left end, each diagonal's number
     where it leaves the board (1-4 along the bottom and top, 5-7 on the right)."""
     out = []
-    style = (
-        f'font-size="15" font-family="DejaVu Sans, Arial, sans-serif" '
-        f'fill="{_COLOURS["label"]}" text-anchor="middle" dominant-baseline="central"'
-    )
     first = 0
+    side = -1 if seat == 0 else 1
     for row, length in enumerate(ROW_LENGTHS):
         x, y = cell_centre(first, seat)
-        side = -1 if seat == 0 else 1
-        out.append(
-            f'<text x="{x + side * (_STEP_X * 0.5 + 12):.1f}" y="{y:.1f}" {style} '
-            f'class="label" data-label="{ROWS[row]}">{ROWS[row]}</text>'
-        )
+        out.append(_glyph(ROWS[row], x + side * (_STEP_X * 0.5 + 12), y, 0.9, "label"))
         first += length
-    # The numbers: below row a's cells (1-4) and past the last cell of rows a-c (5-7)
-    # for White's seat; the same diagonals name cells on Black's side.
+    sx = 1 if seat == 0 else -1
     for cell, number, dx, dy in _number_spots():
         x, y = cell_centre(cell, seat)
-        sx = 1 if seat == 0 else -1
-        out.append(
-            f'<text x="{x + sx * dx:.1f}" y="{y + sx * dy:.1f}" {style} '
-            f'class="label" data-label="{number}">{number}</text>'
-        )
+        out.append(_glyph(number, x + sx * dx, y + sx * dy, 0.9, "label"))
     return out
 
 
