@@ -24,6 +24,28 @@ class Attachment:
 
 
 @dataclass(frozen=True, slots=True)
+class Picture:
+    """The board a mail shows as a picture in its HTML part: the game, its position
+    (``GameState.dump``), the reader's seat, the last move's notation, the words a screen
+    reader says for it, and the ASCII diagram of the text part it stands for ("": none)."""
+
+    game: str
+    position: str
+    seat: int
+    last: str
+    alt: str
+    diagram: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps([self.game, self.position, self.seat, self.last, self.alt, self.diagram])
+
+    @classmethod
+    def from_json(cls, stored: str) -> Picture:
+        game, position, seat, last, alt, diagram = json.loads(stored)
+        return cls(str(game), str(position), int(seat), str(last), str(alt), str(diagram))
+
+
+@dataclass(frozen=True, slots=True)
 class Reply:
     """One mail to send.
 
@@ -55,6 +77,7 @@ class Reply:
     not_before: datetime | None = None  # sent no earlier than this (a held answer)
     attachments: tuple[Attachment, ...] = ()
     thread: str | None = None  # the subject of its board's thread (``usecases.threads``)
+    picture: Picture | None = None  # the board in the HTML part (``usecases.pictures``)
 
 
 def attachments_json(attachments: tuple[Attachment, ...]) -> str | None:

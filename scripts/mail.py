@@ -50,10 +50,15 @@ def _mails(cfg: config_mod.Config) -> list[tuple[Path, EmailMessage]]:
     return out
 
 
+def _plain(msg: EmailMessage) -> str:
+    """The plain-text part of a mail (a board mail has an HTML part with a picture too)."""
+    part = msg.get_body(("plain",))
+    return str(part.get_content()) if part is not None else ""
+
+
 def _text(msg: EmailMessage) -> str:
     """The subject and the plain-text body of a mail."""
-    body = msg.get_content() if msg.get_content_type() == "text/plain" else ""
-    return f"{msg['Subject']}\n{body}"
+    return f"{msg['Subject']}\n{_plain(msg)}"
 
 
 def _find(cfg: config_mod.Config, to: str, words: str, wait: float) -> EmailMessage:
@@ -114,8 +119,7 @@ def reply(obj: tuple[config_mod.Config, float], sender: str, words: str, body: s
     """Reply from SENDER to the newest mail to SENDER with WORDS (in subject or body)."""
     cfg, wait = obj
     original = _find(cfg, sender, words, wait)
-    text = original.get_content() if original.get_content_type() == "text/plain" else ""
-    quoted = "\n".join("> " + line for line in str(text).splitlines())
+    quoted = "\n".join("> " + line for line in _plain(original).splitlines())
     msg = EmailMessage()
     msg["From"] = sender
     msg["To"] = str(original["Reply-To"] or original["From"])
@@ -137,7 +141,7 @@ def read(obj: tuple[config_mod.Config, float], sender: str, words: str) -> None:
     cfg, wait = obj
     msg = _find(cfg, sender, words, wait)
     click.echo(f"Subject: {msg['Subject']}\nReply-To: {msg['Reply-To'] or '-'}\n")
-    click.echo(str(msg.get_content()), nl=False)
+    click.echo(_plain(msg), nl=False)
 
 
 @main.command("list")

@@ -74,6 +74,7 @@ class Row:
     created_at: datetime = T0
     thread: str | None = None
     attachment: str | None = None
+    picture: str | None = None
 
 
 def _admin_url() -> sa.URL:

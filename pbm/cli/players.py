@@ -12,7 +12,7 @@ from pbm.cli.output import emit, json_option
 from pbm.cli.site import NOW_HELP, open_site, parse_now
 from pbm.mail.controls import one_line
 from pbm.usecases import queries, unit
-from pbm.usecases.accounts import ChangePassword, Signup
+from pbm.usecases.accounts import ChangePassword, SetFormat, Signup
 from pbm.usecases.auth import ADMIN, Who
 from pbm.usecases.locks import Unlock
 
@@ -80,6 +80,17 @@ def player_unlock(ctx: click.Context, userid: str, now_text: str | None) -> None
     with open_site(ctx, parse_now(now_text) if now_text else None) as site:
         unit.run(site, Unlock(userid), Who(userid, ADMIN))
         click.echo(f"player {userid} unlocked")
+
+
+@player.command("format")
+@click.argument("userid")
+@click.argument("fmt", metavar="html|text", type=click.Choice(["html", "text"]))
+@click.pass_context
+def player_format(ctx: click.Context, userid: str, fmt: str) -> None:
+    """How UID's mail comes: with a picture of the board (html) or plain text only."""
+    with open_site(ctx) as site:
+        unit.run(site, SetFormat(fmt), Who(userid, ADMIN))
+        click.echo(f"player {userid}: {fmt}")
 
 
 @player.command("list")

@@ -1,8 +1,16 @@
-"""Account commands: signup, password, address, vacation."""
+"""Account commands: signup, password, address, format, vacation."""
 
 from __future__ import annotations
 
-from pbm.commands.arguments import DAYS, EMAIL, NEW_PASSWORD, OPTIONAL_EMAIL, PASSWORD, USERID
+from pbm.commands.arguments import (
+    DAYS,
+    EMAIL,
+    FORMAT,
+    NEW_PASSWORD,
+    OPTIONAL_EMAIL,
+    PASSWORD,
+    USERID,
+)
 from pbm.commands.grammar import Args, Built, Command, Context
 from pbm.usecases import accounts, vacations
 
@@ -27,6 +35,11 @@ def _address(args: Args, ctx: Context) -> Built:
     return accounts.ChangeAddress(args.email), ctx.who(args)
 
 
+def _format(args: Args, ctx: Context) -> Built:
+    assert args.format is not None
+    return accounts.SetFormat(args.format), ctx.who(args)
+
+
 def _vacation(args: Args, ctx: Context) -> Built:
     return vacations.Vacation(args.days), ctx.who(args)
 
@@ -46,6 +59,12 @@ COMMANDS = (
         _reset,
     ),
     Command(("address",), (USERID, PASSWORD, EMAIL), "change your address", _address),
+    Command(
+        ("format",),
+        (USERID, PASSWORD, FORMAT),
+        "board mails with a picture of the board (html, the default) or plain text only",
+        _format,
+    ),
     Command(
         ("vacation",),
         (USERID, PASSWORD, DAYS),

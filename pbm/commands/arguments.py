@@ -146,6 +146,17 @@ USERID2 = _word("USERID2", "userid2")
 MOVE = Arg("MOVE[#N]", _move)
 QUEUED = Arg("MOVE [if OPPONENT-MOVE]", _queued)
 DAYS = Arg("DAYS|off", _days_or_off)
+
+
+def _format(reader: Reader) -> dict[str, Any]:
+    word = reader.word("html|text").lower()
+    if word not in FORMATS:
+        raise reader.fail(f"The format is html or text, not {word!r}.")
+    return {"format": word}
+
+
+FORMATS = ("html", "text")  # a board picture with the text, or plain text only
+FORMAT = Arg("html|text", _format)
 OPTIONS = Arg(
     "[--variant=VARIANT] [--nagtime=DAYS] [--forfeittime=DAYS] [--OPTION=VALUE]", _options
 )

@@ -129,6 +129,7 @@ class Args:
     forfeit_days: int | None = None
     message: str | None = None
     claim: bool = False  # a move followed by "claim"
+    format: str | None = None  # html | text
 
 
 @dataclass(frozen=True)

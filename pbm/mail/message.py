@@ -23,7 +23,9 @@ from typing import Protocol
 
 from pbm.config import Config
 from pbm.mail.addresses import BOARD, BOARD_KINDS, context_address, thread_root
-from pbm.replies import attachments_of
+from pbm.mail.html import html_part
+from pbm.mail.pictures import png
+from pbm.replies import Picture, attachments_of
 
 MAX_LINE = 78  # RFC 5322 2.1.1: lines SHOULD be no more than 78 characters
 
@@ -53,6 +55,8 @@ class OutgoingMail(Protocol):
     def thread(self) -> str | None: ...
     @property
     def attachment(self) -> str | None: ...
+    @property
+    def picture(self) -> str | None: ...
 
 
 def wrap_line(line: str, width: int = MAX_LINE) -> list[str]:
@@ -185,6 +189,8 @@ def build_message(mail: OutgoingMail, config: Config) -> bytes:
     text = wrap_body(f"{mail.subject}\n\n{mail.body}" if mail.thread else mail.body)
     part_headers, body = _text_part(text)
     files = attachments_of(mail.attachment)
+    if mail.picture and not files:
+        return _with_picture(mail, headers, part_headers, body, text)
     if not files:
         return "\n".join([*headers, *part_headers]).encode("utf-8") + b"\n\n" + body
     # RFC 2046 5.1.3: the text, then each file. The boundary is made from the
@@ -206,6 +212,56 @@ def build_message(mail: OutgoingMail, config: Config) -> bytes:
         )
     mime = b"".join(b"--" + boundary.encode() + b"\n" + p + b"\n" for p in parts)
     return "\n".join(headers).encode("utf-8") + b"\n\n" + mime + b"--" + boundary.encode() + b"--\n"
+
+
+def _multipart(kind: str, boundary: str, parts: list[bytes]) -> tuple[str, bytes]:
+    """The Content-Type header and the body of a multipart of ``parts`` (RFC 2046 5.1)."""
+    body = b"".join(b"--" + boundary.encode() + b"\n" + p + b"\n" for p in parts)
+    return f'Content-Type: multipart/{kind}; boundary="{boundary}"', body + (
+        b"--" + boundary.encode() + b"--\n"
+    )
+
+
+def _with_picture(
+    mail: OutgoingMail, headers: list[str], part_headers: list[str], body: bytes, text: str
+) -> bytes:
+    """RFC 2046 5.1.4: the text part as it is, then (preferred by clients that can) the
+    HTML part with the board as a PNG in the same mail (RFC 2387 multipart/related,
+    RFC 2392 ``cid:``): no remote image, nothing fetched."""
+    assert mail.picture is not None
+    picture = Picture.from_json(mail.picture)
+    seed = hashlib.sha256(mail.message_id.encode()).hexdigest()
+    domain = _domain(mail.message_id)
+    cid = f"board.{seed[:16]}@{domain}"
+    html = html_part(mail.thread or mail.subject, text, picture.diagram, cid, picture.alt)
+    html_bytes = quopri.encodestring(html.encode("utf-8"))
+    html_headers = (
+        'Content-Type: text/html; charset="utf-8"\nContent-Transfer-Encoding: quoted-printable'
+    )
+    image = base64.encodebytes(png(picture)).replace(b"\r", b"")
+    image_headers = (
+        'Content-Type: image/png; name="board.png"\n'
+        'Content-Disposition: inline; filename="board.png"\n'
+        f"Content-ID: <{cid}>\nContent-Transfer-Encoding: base64"
+    )
+    related_type, related = _multipart(
+        'related; type="text/html"',
+        f"pbm-r-{seed[:24]}",
+        [
+            html_headers.encode() + b"\n\n" + html_bytes,
+            image_headers.encode() + b"\n\n" + image,
+        ],
+    )
+    plain = "\n".join(part_headers).encode() + b"\n\n" + body
+    top_type, top = _multipart(
+        "alternative", f"pbm-a-{seed[:24]}", [plain, related_type.encode() + b"\n\n" + related]
+    )
+    return "\n".join([*headers, top_type]).encode("utf-8") + b"\n\n" + top
+
+
+def _domain(message_id: str) -> str:
+    """The domain of one of our Message-IDs (``<pbm.UUID@domain>``)."""
+    return message_id.strip("<>").rpartition("@")[2] or "localhost"
 
 
 def _text_part(text: str) -> tuple[list[str], bytes]:

@@ -45,6 +45,7 @@ class ClaimedMail(NamedTuple):
     claimed_until: datetime | None
     attachment: str | None = None  # JSON (``pbm.replies.attachments_json``)
     thread: str | None = None  # the subject of its board's thread
+    picture: str | None = None  # JSON (``pbm.replies.Picture``)
 
 
 _CLAIMED = tuple(OUTBOX.c[name] for name in ClaimedMail._fields)
@@ -80,6 +81,7 @@ def enqueue(
             "attachment": attachments_json(reply.attachments),
             "last_error": HELD if reply.not_before else None,
             "thread": reply.thread,
+            "picture": reply.picture.to_json() if reply.picture is not None else None,
         }
         for reply in replies
         if reply.to

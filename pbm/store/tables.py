@@ -64,6 +64,7 @@ class Player(SQLModel, table=True):
     reset_nonce: str | None = None  # makes a password reset address usable once
     lockout_told_at: datetime | None = _utc_column(nullable=True)
     lockout_answered_at: datetime | None = _utc_column(nullable=True)
+    format: str = "html"  # html: a picture of the board with the text | text: plain text only
 
 
 class Game(SQLModel, table=True):
@@ -248,6 +249,7 @@ class OutboxMessage(SQLModel, table=True):
     handed_at: datetime | None = _utc_column(nullable=True)  # given to the transport
     attachment: str | None = Field(default=None, sa_type=sa.Text)  # JSON: pbm.replies.Attachment
     thread: str | None = Field(default=None, sa_type=sa.Text)  # its board's thread subject
+    picture: str | None = Field(default=None, sa_type=sa.Text)  # JSON: pbm.replies.Picture
 
 
 class ProcessedMessage(SQLModel, table=True):

@@ -241,6 +241,29 @@ class ChangeAddress:
         return Decision(replies, (AccountChange(me.account, after),))
 
 
+@dataclass(frozen=True)
+class SetFormat:
+    """How the player's mail comes: ``html`` (a picture of the board with the text, the
+    default) or ``text`` (plain text only)."""
+
+    format: str
+    board = None
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        me = acting(actor)
+        if self.format not in ("html", "text"):
+            raise BadRequest(f"The format is html or text, not {self.format!r}.")
+        after = replace(me.account, format=self.format)
+        what = (
+            "with a picture of the board beside the text"
+            if self.format == "html"
+            else "as plain text only"
+        )
+        text = f"Mail to {me.display} comes {what} from now on."
+        told = note(me.account.email, "pbm - format", text)
+        return Decision((told,), (AccountChange(me.account, after),))
+
+
 def expire_signups(session: Session, now: datetime) -> int:
     """Forget the accounts whose signup was not confirmed within ``PENDING_DAYS``."""
     stmt = sa.delete(PLAYERS).where(

@@ -202,7 +202,7 @@ def _state_lines(view: BoardView) -> list[str]:
     return lines
 
 
-def _ending(view: BoardView) -> str:
+def ending(view: BoardView) -> str:
     """How a board ended, for its diagram: ``Black wins (resign)``, ``Draw (agreement)``."""
     how = f" ({view.termination})" if view.termination else ""
     if view.status == "cancelled":
@@ -351,7 +351,7 @@ def _render(
     body += _last_move(view)
     body += _state_lines(view)
     body += ["", "Moves:", *move_list(view.moves, number=view.move_number), ""]
-    ended = None if view.status in ("active", "waiting") else _ending(view)
+    ended = None if view.status in ("active", "waiting") else ending(view)
     head = "\n".join(line.rstrip() for line in body)
     timing = [line.rstrip() for line in _timing(view)]
     subject = board_subject(view)

@@ -97,6 +97,7 @@ class Account:
     reset_nonce: str | None = None
     lockout_told_at: datetime | None = None
     lockout_answered_at: datetime | None = None
+    format: str = "html"  # html: board mails with a picture | text: plain text only
     bouncing: bool = False  # mail to his address bounces (``pbm.usecases.bounces``)
 
     @property
@@ -315,6 +316,7 @@ def load_accounts(
         PLAYERS.c.reset_nonce,
         PLAYERS.c.lockout_told_at,
         PLAYERS.c.lockout_answered_at,
+        PLAYERS.c.format,
         sa.exists()
         .where(
             VACATIONS.c.userid == PLAYERS.c.userid,

@@ -9,6 +9,10 @@
   JSON (``pbm.replies.attachments_json``).
 - ``outbox.thread``: the subject of the game's thread a mail about a board is
   sent with (its own subject becomes its first line).
+- ``outbox.picture``: the board picture a mail shows in its HTML part (JSON:
+  ``pbm.replies.Picture``), drawn when the mail is made into a message.
+- ``players.format``: ``html`` (a picture of the board with the text) or
+  ``text`` (plain text only), the player's choice.
 - ``answer_errors``: the refusals sent to an address in an hour, by what they
   said: the same mistake repeated counts once against the error allowance.
 
@@ -37,6 +41,9 @@ def upgrade() -> None:
         batch.add_column(sa.Column("handed_at", sa.DateTime(timezone=True), nullable=True))
         batch.add_column(sa.Column("attachment", sa.Text(), nullable=True))
         batch.add_column(sa.Column("thread", sa.Text(), nullable=True))
+        batch.add_column(sa.Column("picture", sa.Text(), nullable=True))
+    with op.batch_alter_table("players") as batch:
+        batch.add_column(sa.Column("format", sa.String(), nullable=False, server_default="html"))
     op.create_table(
         "answer_errors",
         sa.Column("address", sa.String(), primary_key=True),
@@ -46,8 +53,11 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("players") as batch:
+        batch.drop_column("format")
     op.drop_table("answer_errors")
     with op.batch_alter_table("outbox") as batch:
+        batch.drop_column("picture")
         batch.drop_column("thread")
         batch.drop_column("attachment")
         batch.drop_column("handed_at")

@@ -1,0 +1,103 @@
+"""Board mails show a picture of the board: multipart/alternative, the text part as ever,
+then an HTML part with the board as an inline PNG (cid:), one picture a mail, escaped
+text; a player who chose plain text gets the text alone. Through the unit of work and the
+message builder, SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import email
+import io
+from email.message import EmailMessage
+from email.policy import default
+
+from conftest import accepted
+from PIL import Image
+from test_worker import mails_to
+
+from pbm.config import Config
+from pbm.mail.message import build_message
+from pbm.store.engine import Database
+from pbm.usecases import queries, unit
+from pbm.usecases.accounts import SetFormat
+from pbm.usecases.auth import Password, Who
+from pbm.usecases.challenges import Challenge
+from pbm.usecases.moves import Move
+from pbm.usecases.site import Site
+
+ALICE, BOB = "alice@example.org", "bob@example.org"
+
+
+def last_message(db: Database, config: Config, to: str) -> EmailMessage:
+    row = [m for m in mails_to(db, to) if m.board is not None][-1]
+    msg = email.message_from_bytes(build_message(row, config), policy=default)
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+def move_once(site: Site, board: int, uid: str, comment: str = "") -> str:
+    move = str(queries.board(site, board).state.legal_moves()[0])
+    unit.run(site, Move(board, move, comment=comment), Who(uid, Password("pw")))
+    return move
+
+
+def test_a_board_mail_is_text_then_html_with_one_inline_picture(
+    db: Database, config: Config, site: Site
+) -> None:
+    board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    move_once(site, board, "alice", comment='<script>alert(1)</script>"><img src=x onerror=a()>')
+    msg = last_message(db, config, BOB)
+    assert msg.get_content_type() == "multipart/alternative"
+    plain, related = msg.get_payload()  # type: ignore[misc]
+    assert plain.get_content_type() == "text/plain"
+    assert related.get_content_type() == "multipart/related"
+    html_part, image = related.get_payload()
+    assert html_part.get_content_type() == "text/html" and image.get_content_type() == "image/png"
+    html = html_part.get_content()
+    cid = str(image["Content-ID"]).strip("<>")
+    assert f'src="cid:{cid}"' in html and html.count("<img") == 1
+    assert "<script" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "http://" not in html and "https://" not in html  # nothing remote
+    # The same words as the text part: the move list, whose turn, how to reply.
+    text = plain.get_content()
+    assert "Moves:" in html and "bob (Black) to move" in html and "How to reply:" in text
+    assert "How to reply:" in html
+    # The ASCII diagram gave way to the picture.
+    assert "White: S Shield" in text and "White: S Shield" not in html
+    png = image.get_payload(decode=True)
+    assert len(png) <= 30_000
+    assert Image.open(io.BytesIO(png)).size[0] == 480
+    assert len(build_message(mails_to(db, BOB)[-1], config)) < 80_000
+
+
+def test_a_chess_board_mail_shows_python_chess_s_board(
+    db: Database, config: Config, site: Site
+) -> None:
+    board = accepted(site, Challenge("chess", "alice", "bob", sender=ALICE))
+    unit.run(site, Move(board, "e4"), Who("alice", Password("pw")))
+    msg = last_message(db, config, BOB)
+    related = msg.get_payload()[1]  # type: ignore[index]
+    png = related.get_payload()[1].get_payload(decode=True)
+    assert 0 < len(png) <= 30_000
+
+
+def test_a_player_who_chose_text_gets_the_text_alone(
+    db: Database, config: Config, site: Site
+) -> None:
+    board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    unit.run(site, SetFormat("text"), Who("bob", Password("pw")))
+    move_once(site, board, "alice")
+    to_bob = last_message(db, config, BOB)
+    assert to_bob.get_content_type() == "text/plain"
+    assert last_message(db, config, ALICE).get_content_type() == "multipart/alternative"
+
+
+def test_one_picture_a_seat_is_drawn_and_reused(db: Database, config: Config, site: Site) -> None:
+    from pbm.mail import pictures
+
+    board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    move_once(site, board, "alice")
+    pictures.png.cache_clear()
+    for row in mails_to(db, ALICE)[-1:] + mails_to(db, BOB)[-1:] + mails_to(db, ALICE)[-1:]:
+        build_message(row, config)
+    info = pictures.png.cache_info()
+    assert (info.misses, info.hits) == (2, 1)  # White's side and Black's, each drawn once
