@@ -210,7 +210,8 @@ class OutboxSender:
 
         async def attempt(row: outbox.ClaimedMail) -> SendOutcome:
             try:
-                msg = build_message(row, self.config)
+                # A board picture takes some 40 ms to draw: beside the loop, not in it.
+                msg = await asyncio.to_thread(build_message, row, self.config)
             except (ValueError, TypeError) as exc:  # e.g. a line break in a header value
                 return PermanentFailure(f"cannot make a message of this row: {exc}")
             async with limit:

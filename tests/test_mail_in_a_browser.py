@@ -1,0 +1,141 @@
+"""A real browser shows a board mail's HTML part: Debian's chromium, headless, opens it
+(saved as a file with its picture) at 390 px (a phone) and 1200 px wide; the picture loads
+and no text runs past the page's width. Screenshots are kept in the test's folder; with
+PBM_SCREENSHOTS_UPDATE=1 they are written to docs/images/ for the player's guide."""
+
+from __future__ import annotations
+
+import email
+import json
+import os
+import shutil
+import subprocess
+from email.message import EmailMessage
+from email.policy import default
+from pathlib import Path
+
+import pytest
+from conftest import accepted
+from PIL import Image, ImageOps
+from test_worker import mails_to
+
+from pbm.config import Config
+from pbm.mail.message import build_message
+from pbm.store.engine import Database
+from pbm.usecases import queries, unit
+from pbm.usecases.auth import Password, Who
+from pbm.usecases.challenges import Challenge
+from pbm.usecases.moves import Move
+from pbm.usecases.site import Site
+
+DOCS_IMAGES = Path(__file__).parent.parent / "docs" / "images"
+# What the page reports about itself once loaded (a script added to the test's copy only).
+CHECK = """<script>
+window.addEventListener("load", () => {
+  const img = document.querySelector("img");
+  const wide = [...document.querySelectorAll("p, pre, div")].filter(
+    (e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1);
+  parent.document.body.setAttribute("data-report", JSON.stringify({
+    natural: img ? img.naturalWidth : 0, shown: img ? img.getBoundingClientRect().width : 0,
+    page: document.documentElement.scrollWidth, view: document.documentElement.clientWidth,
+    overflowing: wide.length}));
+});
+</script>"""
+
+
+@pytest.fixture
+def db_url(tmp_path: Path, sqlite_template: Path) -> str:
+    """The browser looks at a mail, not at the database: a SQLite site is enough."""
+    path = tmp_path / "pbm.sqlite3"
+    shutil.copyfile(sqlite_template, path)
+    return f"sqlite:///{path}"
+
+
+def chromium(*args: str) -> str:
+    browser = shutil.which("chromium")
+    if browser is None:
+        pytest.fail("chromium is not installed (make test installs it)")
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--hide-scrollbars",
+    ]
+    done = subprocess.run(
+        [browser, *flags, *args], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def saved_mail(db: Database, config: Config, to: str, folder: Path) -> Path:
+    """The newest board mail to ``to``: its HTML part as a file, the picture beside it."""
+    row = [m for m in mails_to(db, to) if m.board is not None][-1]
+    msg = email.message_from_bytes(build_message(row, config), policy=default)
+    assert isinstance(msg, EmailMessage)
+    html_part, image = msg.get_payload()[1].get_payload()  # type: ignore[index]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "board.png").write_bytes(image.get_payload(decode=True))
+    cid = str(image["Content-ID"]).strip("<>")
+    page = folder / "mail.html"
+    page.write_text(html_part.get_content().replace(f"cid:{cid}", "board.png"), "utf-8")
+    return page
+
+
+def look(page: Path, width: int, shot: Path) -> dict[str, float]:
+    """Open ``page`` in a frame ``width`` px wide (headless chromium's window is never
+    narrower than 500 px): what it reports, and a screenshot of the frame."""
+    checked = page.with_name(f"checked-{width}.html")
+    checked.write_text(page.read_text("utf-8").replace("</body>", CHECK + "</body>"), "utf-8")
+    frames = {}
+    for name, inner in (("check", checked), ("show", page)):
+        frame = page.with_name(f"frame-{name}-{width}.html")
+        frame.write_text(
+            '<!DOCTYPE html><html><body style="margin:0">'
+            f'<iframe src="{inner.name}" style="width:{width}px;height:1600px;border:0">'
+            "</iframe></body></html>",
+            "utf-8",
+        )
+        frames[name] = frame
+    window = f"--window-size={max(width, 500)},1600"
+    dom = chromium(
+        window,
+        "--allow-file-access-from-files",
+        "--virtual-time-budget=3000",
+        "--dump-dom",
+        frames["check"].as_uri(),
+    )
+    report = dom.split('data-report="', 1)[1].split('"', 1)[0].replace("&quot;", '"')
+    show = frames["show"].as_uri()
+    chromium(window, "--allow-file-access-from-files", f"--screenshot={shot}", show)
+    with Image.open(shot) as full:
+        framed = full.convert("RGB").crop((0, 0, width, 1600))
+        used = ImageOps.invert(framed.convert("L")).getbbox()  # the white below the mail goes
+        framed.crop((0, 0, width, min(1600, (used[3] if used else 1600) + 16))).save(shot)
+    found: dict[str, float] = json.loads(report)
+    return found
+
+
+@pytest.mark.parametrize("game", ["accasta", "chess"])
+def test_a_board_mail_reads_on_a_phone_and_a_desktop(
+    db: Database, config: Config, site: Site, tmp_path: Path, game: str
+) -> None:
+    board = accepted(site, Challenge(game, "alice", "bob", sender="alice@example.org"))
+    for uid in ("alice", "bob", "alice"):
+        move = str(queries.board(site, board).state.legal_moves()[2])
+        unit.run(site, Move(board, move, comment="Your move!"), Who(uid, Password("pw")))
+    page = saved_mail(db, config, "bob@example.org", tmp_path / game)
+    for width in (390, 1200):
+        shot = tmp_path / f"{game}-{width}.png"
+        report = look(page, width, shot)
+        assert report["natural"] == 480, report  # the picture loaded
+        assert 0 < report["shown"] <= min(480, width), report
+        assert report["view"] == width, report  # the mail had the phone's width
+        assert report["page"] <= report["view"] and report["overflowing"] == 0, report
+        if os.environ.get("PBM_SCREENSHOTS_UPDATE"):
+            DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(shot, DOCS_IMAGES / f"board-mail-{game}-{width}.png")
