@@ -10,23 +10,27 @@ says which picture (``Reply.picture``); the mail side draws it.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from dataclasses import replace
 
+from pbm import games
 from pbm.games import picture
 from pbm.replies import Picture, Reply
 from pbm.usecases.boardmail import board_view, ending
 from pbm.usecases.readers import FOLLOW
 from pbm.usecases.refusals import UnknownBoard
-from pbm.usecases.world import World
+from pbm.usecases.world import Board, World
 
 
-def pictured(world: World, reply: Reply) -> Reply:
+def pictured(world: World, reply: Reply, decided: Mapping[int, Board]) -> Reply:
     """``reply`` with the picture of its board for its reader, unless he reads plain text
-    or the game draws none. Call after ``readers.addressed`` (it names the reader)."""
+    or the game draws none. Call after ``readers.addressed`` (it names the reader).
+    ``decided``: the boards as the decision left them (the world holds them as before)."""
     if reply.board is None or reply.picture is not None or reply.attachments:
         return reply
     try:
-        board = world.board(reply.board)
+        board = decided.get(reply.board) or world.board(reply.board)
     except UnknownBoard:
         return reply
     reader = board.people.get(reply.reply_as or "")
@@ -36,27 +40,34 @@ def pictured(world: World, reply: Reply) -> Reply:
         a.email.lower() == reply.to.lower() and a.format == "text" for a in board.people.values()
     ):
         return reply
-    state = board.state
+    if not draws_pictures(board.game):
+        return reply
     seat = board.seat_of(reply.reply_as or "") if reply.reply_key != FOLLOW else None
     last = board.moves[-1].notation if board.moves else ""
     alt = (
         f"{board.title()}: {board.name(board.white)} (White) vs {board.name(board.black)} "
         f"(Black), after move {board.move_number(board.ply) if board.ply else 0}"
     )
-    if picture(state, seat or 0, alt, last) is None:
-        return reply
-    view = board_view(board, world.now)
-    ended = None if board.status in ("active", "waiting") else ending(view)
-    diagram = _diagram_in(reply.body, state.diagram(seat, ended))
+    ended = None
+    if board.status not in ("active", "waiting"):
+        ended = ending(board_view(board, world.now))
+    found = _diagram(board.game, board.position, seat, ended)
+    diagram = found if found and found in reply.body else ""
     return replace(
         reply, picture=Picture(board.game, board.position, seat or 0, last, alt, diagram)
     )
 
 
-def _diagram_in(body: str, *diagrams: str) -> str:
-    """The ASCII diagram as ``body`` has it ("" when it has none)."""
-    for diagram in diagrams:
-        lines = "\n".join(line.rstrip() for line in diagram.rstrip("\n").splitlines())
-        if lines and lines in body:
-            return lines
-    return ""
+@functools.cache
+def draws_pictures(game: str) -> bool:
+    """Whether ``game`` draws its positions (the optional ``GameState.picture``)."""
+    return picture(games.get(game).new(), 0, "", "") is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _diagram(game: str, position: str, seat: int | None, ended: str | None) -> str:
+    """The ASCII diagram of a position as mail bodies have it: drawn once for the copies
+    of one board mail, not once a reader (a chess state replays its moves to load)."""
+    state = games.get(game).load(position)
+    lines = state.diagram(seat, ended).rstrip("\n").splitlines()
+    return "\n".join(line.rstrip() for line in lines)

@@ -39,7 +39,7 @@ from pbm.usecases.auth import (
     locked_out,
     needs_rehash,
 )
-from pbm.usecases.changes import AccountChange, Change, Stale, VacationChange
+from pbm.usecases.changes import AccountChange, BoardChange, Change, Stale, VacationChange
 from pbm.usecases.pictures import pictured
 from pbm.usecases.readers import addressed
 from pbm.usecases.refusals import (
@@ -311,12 +311,13 @@ def _write_one(site: Site, session: Session, item: Decided, world: World) -> Out
                 for change in decision.changes:
                     change.save(session)
                 _forget_replaced_passwords(site, decision.changes)
-                # What the replies are given (their readers, the board's picture) is read
-                # as the decision left it: what it changed is read again.
-                world.forget(_keys(decision))
                 replies = tuple(decision.replies)
+            # A picture shows a board as the decision left it, not as the world read it.
+            decided = {
+                c.after.number: c.after for c in decision.changes if isinstance(c, BoardChange)
+            }
             replies = tuple(
-                pictured(world, threaded(world, addressed(world, r)))
+                pictured(world, threaded(world, addressed(world, r)), decided)
                 for r in _threaded(replies, request)
             )
             outcome.replies = tuple(limits.screen(session, replies, now, site.config.limits))
