@@ -29,7 +29,11 @@ inotify (Linux; elsewhere by looking every 2 ms) and moved to cur/ as a mail
 reader does. The machine's speed varies from run to run: compare runs made
 one after the other, and the no-op line of the same run.
 
-Usage: .venv/bin/python scripts/bench_mail.py [--mode reply|subject] [--clients 20] [--moves 25]
+With ``--format both`` the same run plays a site whose players read HTML mail
+(a picture of the board, the default) and one whose players chose plain text.
+
+Usage: .venv/bin/python scripts/bench_mail.py [--mode reply|subject] [--format html|text|both]
+       [--clients 20] [--moves 25]
 """
 
 from __future__ import annotations
@@ -224,7 +228,9 @@ def child_pids(pid: int) -> list[int]:
     return out
 
 
-def setup_site(root: Path, clients: int) -> tuple[config_mod.Config, list[tuple[int, str, str]]]:
+def setup_site(
+    root: Path, clients: int, mail_format: str
+) -> tuple[config_mod.Config, list[tuple[int, str, str]]]:
     env = {**os.environ, "PBM_CONFIG": str(root / "pbm.toml"), "PBM_MAIL_ADDRESS": ADDRESS}
     subprocess.run(
         [sys.executable, "-m", "pbm", "init"], env=env, check=True, cwd=root, capture_output=True
@@ -242,6 +248,8 @@ def setup_site(root: Path, clients: int) -> tuple[config_mod.Config, list[tuple[
         boards.append((board, w, b))
     with db.transaction() as s:  # the set-up mails are not part of the measurement
         s.execute(sa.text("UPDATE outbox SET status = 'sent'"))
+        # The players' choice of mail (pbm player format): html, the default, or text.
+        s.execute(sa.text("UPDATE players SET format = :f"), {"f": mail_format})
     db.close()
     return cfg, boards
 
@@ -442,15 +450,42 @@ def main() -> None:
         default="reply",
         help="moves by reply (token address) or as the classic Subject with a password",
     )
+    ap.add_argument(
+        "--format",
+        choices=("html", "text", "both"),
+        default="html",
+        help="the players' mail: with the board's picture (the default), plain text, or "
+        "both, one site after the other in the same run",
+    )
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory(prefix="pbm-bench-") as tmp:
-        root = Path(tmp)
-        cfg, boards = setup_site(root, args.clients)
-        r = run_pbm(root, cfg, boards, args.moves, args.mode)
-        n = run_noop(args.clients, args.moves)
+    formats = ("text", "html") if args.format == "both" else (args.format,)
+    results: dict[str, dict[str, float]] = {}
+    for mail_format in formats:
+        with tempfile.TemporaryDirectory(prefix="pbm-bench-") as tmp:
+            root = Path(tmp)
+            cfg, boards = setup_site(root, args.clients, mail_format)
+            r = run_pbm(root, cfg, boards, args.moves, args.mode)
+            n = run_noop(args.clients, args.moves)
+        results[mail_format] = r
+        report(args, mail_format, r, n)
+    if len(results) == 2:
+        text, html = results["text"], results["html"]
+        worker = html["workers_cpu_per_move"] - text["workers_cpu_per_move"]
+        server = html["cpu_per_move"] - text["cpu_per_move"]
+        print(
+            f"html against text: moves/s {html['rate'] / text['rate'] * 100 - 100:+.1f} %, "
+            f"p99 {html['srv_p99'] / text['srv_p99'] * 100 - 100:+.1f} %, "
+            f"worker CPU per move {worker:+.1f} ms, "
+            f"server CPU per move {server:+.1f} ms"
+        )
+
+
+def report(
+    args: argparse.Namespace, mail_format: str, r: dict[str, float], n: dict[str, float]
+) -> None:
     print(
-        f"pbm serve (SQLite + Maildir), {args.mode} mode, {args.clients} clients, "
-        f"{int(r['moves'])} moves in {r['wall']:.1f} s"
+        f"pbm serve (SQLite + Maildir), {args.mode} mode, {mail_format} mail, {args.clients} "
+        f"clients, {int(r['moves'])} moves in {r['wall']:.1f} s"
     )
     print(f"  moves/s                         {r['rate']:8.1f}   (target >= 150)")
     print(f"  accepted -> reply written  p50  {r['srv_p50']:8.1f} ms")
