@@ -101,6 +101,12 @@ class StatusConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    listen: str = "127.0.0.1:8080"  # empty: no web site
+    base_url: str = ""  # e.g. https://games.example.org: mails link to the boards' pages
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration; ``path`` is the file it came from, if any."""
 
@@ -112,6 +118,7 @@ class Config:
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     clock: ClockConfig = field(default_factory=ClockConfig)
     status: StatusConfig = field(default_factory=StatusConfig)
+    web: WebConfig = field(default_factory=WebConfig)
     path: Path | None = None
 
     @property
@@ -164,7 +171,17 @@ def _sqlite_from(url: str, base_dir: Path) -> str:
     return f"{scheme}:///{(base_dir / file).resolve()}{q}{query}"
 
 
-_SECTIONS = ("database", "server", "smtp", "mail", "outbound", "limits", "clock", "status")
+_SECTIONS = (
+    "database",
+    "server",
+    "smtp",
+    "mail",
+    "outbound",
+    "limits",
+    "clock",
+    "status",
+    "web",
+)
 
 
 def _coerce(key: str, value: Any, default: Any) -> Any:

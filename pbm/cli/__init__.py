@@ -10,7 +10,19 @@ from __future__ import annotations
 import click
 
 from pbm import version
-from pbm.cli import admin, backup, inbox, outbox, play, players, prune, rules, serve, status
+from pbm.cli import (
+    admin,
+    backup,
+    inbox,
+    outbox,
+    play,
+    players,
+    prune,
+    rules,
+    serve,
+    status,
+    web,
+)
 from pbm.cli.faults import Main
 
 
@@ -32,6 +44,7 @@ def main(ctx: click.Context, config_file: str | None, debug: bool) -> None:
 
 main.add_command(rules.rules)
 main.add_command(serve.serve)
+main.add_command(web.web)
 main.add_command(outbox.outbox)
 main.add_command(inbox.inbox)
 main.add_command(prune.prune)

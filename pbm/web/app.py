@@ -1,0 +1,255 @@
+"""The read-only web site: an ASGI application (Starlette, Jinja2 templates).
+
+Mail stays the way to play: the site only shows (GET and HEAD; anything else
+405), reading through ``pbm.usecases.pages``. Every page is escaped by the
+templates (autoescape), sent with a strict Content-Security-Policy (no
+script but the one small file of our own), and cached by browsers and
+proxies: a board's ETag is its version, so a 304 costs one read, no render.
+Errors are a plain 404 page, never a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from pbm import games
+from pbm.usecases import pages, records
+from pbm.usecases.pages import NotShown
+from pbm.usecases.site import Site
+from pbm.usecases.world import Board
+
+STATIC = Path(__file__).parent / "static"
+# RFC 9110 9.3: only the safe methods are served; the site changes nothing.
+METHODS = ("GET", "HEAD")
+SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; "
+        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+    "x-frame-options": "DENY",
+}
+MEDIA = {
+    "txt": "text/plain; charset=utf-8",
+    "json": "application/json",
+    "pgn": "application/x-chess-pgn",
+}
+
+
+def create_app(site: Site) -> ASGIApp:
+    """The site's application, reading ``site``'s database."""
+    templates = Environment(
+        loader=PackageLoader("pbm.web", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    templates.globals["when"] = _when
+    templates.globals["number"] = _move_number
+    views = _Views(site, templates)
+    app = Starlette(
+        routes=[
+            Route("/", views.front),
+            Route("/boards/{number:int}", views.board),
+            Route("/boards/{number:int}/ply/{ply:int}", views.board),
+            Route("/boards/{number:int}/picture/{ply:int}-{seat:int}.svg", views.picture),
+            Route("/boards/{number:int}/record.{suffix:str}", views.record),
+            Route("/players/{userid:str}", views.player),
+            Route("/ratings", views.ratings),
+            Route("/archive", views.archive),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ],
+        exception_handlers={
+            HTTPException: views.error,
+            NotShown: views.error,
+            Exception: views.error,
+        },
+    )
+    return _Guard(app, views)
+
+
+class _Guard:
+    """Before the routes: only GET and HEAD, the security headers on every answer."""
+
+    def __init__(self, app: ASGIApp, views: _Views) -> None:
+        self.app = app
+        self.views = views
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [
+                    (k, v)
+                    for k, v in message.get("headers", [])
+                    if k.decode("latin-1").lower() not in SECURITY_HEADERS
+                ]
+                headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        if scope["method"] not in METHODS:
+            response: Response = self.views.page("error.html", status_code=405, status=405)
+            response.headers["allow"] = ", ".join(METHODS)
+            await response(scope, receive, secured)
+            return
+        await self.app(scope, receive, secured)
+
+
+def _when(moment: datetime | None) -> str:
+    return "-" if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _move_number(board: Board, ply: int) -> int:
+    return board.move_number(ply)
+
+
+class _Views:
+    """The pages: each reads what it shows through ``pages`` and fills its template."""
+
+    def __init__(self, site: Site, templates: Environment) -> None:
+        self.site = site
+        self.templates = templates
+
+    def page(self, name: str, status_code: int = 200, **values: Any) -> HTMLResponse:
+        html = self.templates.get_template(name).render(**values)
+        return HTMLResponse(html, status_code=status_code)
+
+    async def error(self, request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        if isinstance(exc, NotShown) or status != 405:
+            status = 404  # whatever went wrong, a visitor learns nothing more of it
+        return self.page("error.html", status_code=status, status=status)
+
+    async def front(self, request: Request) -> Response:
+        number = _int(request.query_params.get("page", "1"))
+        return self.page("front.html", front=pages.front(self.site, number), title="Games")
+
+    async def board(self, request: Request) -> Response:
+        board = self._board(request.path_params["number"])
+        ply = request.path_params.get("ply", board.ply)
+        seat = 1 if request.query_params.get("seat") == "1" else 0
+        pages.position_at(board, ply)  # a ply past the end is no page
+        tag = f'"{board.number}.{board.version}.{ply}.{seat}"'
+        if request.headers.get("if-none-match") == tag:
+            return Response(status_code=304, headers={"etag": tag})
+        formats = [f for f in records.formats() if _has_format(board, f)]
+        response = self.page(
+            "board.html",
+            board=board,
+            ply=ply,
+            seat=seat,
+            formats=[(f, records.suffix_of(board.game, f)) for f in formats],
+            title=board.title(),
+            seat_names=board.rules.seat_names,
+        )
+        response.headers["etag"] = tag
+        response.headers["cache-control"] = "public, max-age=60"
+        return response
+
+    async def picture(self, request: Request) -> Response:
+        board = self._board(request.path_params["number"])
+        ply, seat = request.path_params["ply"], request.path_params["seat"]
+        if seat not in (0, 1):
+            raise NotShown(seat)
+        position = pages.position_at(board, ply)
+        last = board.moves[ply - 1].notation if ply else ""
+        svg = _picture(board.game, position, seat, last)
+        return Response(
+            svg,
+            media_type="image/svg+xml",
+            # A position never changes: cached for a day by anyone.
+            headers={"cache-control": "public, max-age=86400, immutable"},
+        )
+
+    async def record(self, request: Request) -> Response:
+        board = self._board(request.path_params["number"])
+        suffix = request.path_params["suffix"]
+        fmt = next(
+            (f for f in records.formats() if records.suffix_of(board.game, f) == suffix), None
+        )
+        if fmt is None or not _has_format(board, fmt):
+            raise NotShown(suffix)
+        text, ending = records.record_in(board, fmt, self._site_name())
+        name = f"{board.game}-{board.number}.{ending}"
+        return Response(
+            text,
+            media_type=MEDIA.get(ending, "text/plain; charset=utf-8"),
+            headers={"content-disposition": f'attachment; filename="{name}"'},
+        )
+
+    async def player(self, request: Request) -> Response:
+        found = pages.player(self.site, request.path_params["userid"])
+        return self.page("player.html", player=found, title=found.display)
+
+    async def ratings(self, request: Request) -> Response:
+        return self.page("ratings.html", lines=pages.ratings(self.site), title="Ratings")
+
+    async def archive(self, request: Request) -> Response:
+        q = request.query_params
+        found = pages.archive(
+            self.site,
+            game=q.get("game") or None,
+            variant=q.get("variant") or None,
+            player=q.get("player") or None,
+            since=_date(q.get("since")),
+            until=_date(q.get("until")),
+        )
+        return self.page(
+            "archive.html",
+            boards=found[: pages.PAGE_SIZE * 4],
+            query=dict(q),
+            games=games.names(),
+            title="Archive",
+        )
+
+    def _board(self, number: int) -> Board:
+        return pages.board(self.site, number)
+
+    def _site_name(self) -> str:
+        """The site as records name it: its web address, else its mail domain (never an
+        address: the site shows none)."""
+        base = self.site.config.web.base_url
+        return urlsplit(base).netloc or self.site.config.mail.address.rpartition("@")[2]
+
+
+def _has_format(board: Board, fmt: str) -> bool:
+    return fmt in records.FORMATS or games.record_format(board.rules, fmt) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _picture(game: str, position: str, seat: int, last: str) -> str:
+    """A position's SVG from a seat: drawn once, for every visitor."""
+    state = games.get(game).load(position)
+    drawn = games.picture(state, seat, "", last)
+    if drawn is None:
+        raise NotShown(game)
+    return drawn
+
+
+def _int(text: str) -> int:
+    return int(text) if text.isdigit() and len(text) < 7 else 1
+
+
+def _date(text: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text) if text else None
+    except ValueError:
+        return None

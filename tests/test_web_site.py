@@ -1,0 +1,182 @@
+"""The read-only web site through Starlette's test client, on SQLite and PostgreSQL:
+the pages a visitor walks (front, board stepped through its moves and flipped, player,
+ratings, archive, records), what hostile visitors get (405, clean 404s, strict headers),
+caching (ETag, 304), and that nothing private is ever on a page."""
+
+from __future__ import annotations
+
+import io
+import re
+from urllib.parse import urljoin
+
+import chess.pgn
+import pytest
+from conftest import accepted
+from starlette.testclient import TestClient
+
+from pbm.usecases import queries, unit
+from pbm.usecases.accounts import Signup
+from pbm.usecases.auth import Password, Who
+from pbm.usecases.challenges import Challenge
+from pbm.usecases.moves import Move, Resign
+from pbm.usecases.site import Site
+from pbm.web.app import create_app
+
+ALICE = "alice@example.org"
+HOSTILE = '<script>alert(1)</script>"><svg onload=a()> javascript:x() \u202egnp.exe'
+
+
+def play(site: Site, board: int, turns: int, comment: str = "") -> None:
+    for _ in range(turns):
+        found = queries.board(site, board)
+        mover = found.player_at(found.state.to_move)
+        move = str(found.state.legal_moves()[0])
+        unit.run(site, Move(board, move, comment=comment), Who(mover, Password("pw")))
+
+
+@pytest.fixture
+def web(site: Site) -> TestClient:
+    return TestClient(create_app(site))
+
+
+def test_a_visitor_finds_a_board_steps_back_and_flips_it(site: Site, web: TestClient) -> None:
+    board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    play(site, board, 3)
+    front = web.get("/")
+    assert front.status_code == 200 and f'href="/boards/{board}"' in front.text
+    page = web.get(f"/boards/{board}")
+    assert page.status_code == 200 and "After turn 3 of 3" in page.text
+    assert f'src="/boards/{board}/picture/3-0.svg"' in page.text
+    back = re.search(r'id="back" rel="prev" href="([^"]+)"', page.text)
+    assert back is not None
+    two = web.get(back.group(1))
+    assert "After turn 2 of 3" in two.text
+    flip = re.search(r'id="flip" href="([^"]+)"', two.text)
+    assert flip is not None and flip.group(1).endswith("?seat=1")
+    flipped = web.get(flip.group(1))
+    assert f"/boards/{board}/picture/2-1.svg" in flipped.text
+    svg = web.get(f"/boards/{board}/picture/2-1.svg")
+    assert svg.headers["content-type"].startswith("image/svg+xml")
+    assert 'data-seat="1"' in svg.text and "<script" not in svg.text
+
+
+def test_a_finished_chess_game_gives_its_pgn(site: Site, web: TestClient) -> None:
+    board = accepted(site, Challenge("chess", "alice", "bob", sender=ALICE))
+    for move, who in (("f3", "alice"), ("e5", "bob"), ("g4", "alice"), ("Qh4", "bob")):
+        unit.run(site, Move(board, move), Who(who, Password("pw")))
+    page = web.get(f"/boards/{board}")
+    assert "Result 0-1" in page.text and f"/boards/{board}/record.pgn" in page.text
+    pgn = web.get(f"/boards/{board}/record.pgn")
+    assert pgn.status_code == 200 and "attachment" in pgn.headers["content-disposition"]
+    game = chess.pgn.read_game(io.StringIO(pgn.text))
+    assert game is not None and game.headers["Result"] == "0-1"
+    assert game.end().board().is_checkmate()
+    assert "@" not in pgn.text  # the site is named by its domain, not an address
+    assert web.get(f"/boards/{board}/record.json").json()["tags"]["Result"] == "0-1"
+
+
+def test_players_ratings_and_the_archive(site: Site, web: TestClient) -> None:
+    board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    play(site, board, 2)
+    unit.run(site, Resign(board), Who("bob", Password("pw")))
+    player = web.get("/players/alice")
+    assert player.status_code == 200 and f'href="/boards/{board}"' in player.text
+    assert "accasta standard" in player.text  # her rating
+    assert "alice" in web.get("/ratings").text
+    assert f'href="/boards/{board}"' in web.get("/archive?game=accasta&player=bob").text
+    assert f'href="/boards/{board}"' not in web.get("/archive?game=chess").text
+
+
+def test_a_challenge_not_accepted_and_an_unconfirmed_account_are_not_shown(
+    site: Site, web: TestClient
+) -> None:
+    board = unit.run(site, Challenge("accasta", "alice", "bob", sender=ALICE))[0].board
+    unit.run(site, Signup("zed", "pw", "zed@example.org"))
+    assert web.get(f"/boards/{board}").status_code == 404
+    assert web.get("/players/zed").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/nothing",
+        "/boards/0",
+        "/boards/-1",
+        "/boards/abc",
+        "/boards/99999999999999999999999",
+        "/boards/1/ply/99",
+        "/boards/1/picture/0-7.svg",
+        "/boards/1/record.exe",
+        "/%00",
+        "/boards/%00",
+        "/static/../../etc/passwd",
+        "/players/%00",
+    ],
+)
+def test_what_is_not_there_is_a_clean_404(site: Site, web: TestClient, path: str) -> None:
+    accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    got = web.get(path)
+    assert got.status_code == 404
+    assert "Not found" in got.text and "Traceback" not in got.text
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"])
+def test_only_get_and_head(web: TestClient, method: str) -> None:
+    got = web.request(method, "/")
+    assert got.status_code == 405 and got.headers["allow"] == "GET, HEAD"
+
+
+def test_every_answer_has_the_security_headers(site: Site, web: TestClient) -> None:
+    for path in ("/", "/nothing", "/static/site.css"):
+        headers = web.get(path).headers
+        assert "frame-ancestors 'none'" in headers["content-security-policy"]
+        assert "unsafe-inline" not in headers["content-security-policy"]
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["referrer-policy"]
+
+
+def test_a_board_page_is_cached_by_its_version(site: Site, web: TestClient) -> None:
+    board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    first = web.get(f"/boards/{board}")
+    tag = first.headers["etag"]
+    assert web.get(f"/boards/{board}", headers={"if-none-match": tag}).status_code == 304
+    play(site, board, 1)
+    again = web.get(f"/boards/{board}", headers={"if-none-match": tag})
+    assert again.status_code == 200 and again.headers["etag"] != tag
+
+
+def test_hostile_names_and_comments_are_inert_and_nothing_private_is_shown(
+    site: Site, web: TestClient
+) -> None:
+    unit.run(site, Signup("mallory", "pw", "mallory@evil.example", confirmed=True))
+    board = accepted(site, Challenge("accasta", "mallory", "alice", sender="mallory@evil.example"))
+    play(site, board, 2, comment=HOSTILE)
+    seen: set[str] = set()
+    todo = ["/"]
+    while todo:  # every page a crawler finds from the front page
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        got = web.get(path)
+        assert got.status_code == 200, path
+        text, kind = got.text, got.headers["content-type"]
+        assert "@example.org" not in text and "@evil.example" not in text
+        assert "pbm+" not in text  # no reply address or token
+        if not kind.startswith("text/html"):  # records and pictures: data, never a page
+            assert kind.split(";")[0] in (
+                "image/svg+xml",
+                "application/json",
+                "text/plain",
+                "application/x-chess-pgn",
+                "text/css",
+                "text/javascript",
+            )
+            assert "<script" not in text or "attachment" in got.headers["content-disposition"]
+        else:
+            assert "<script>alert" not in text and "<svg onload" not in text
+            links = re.findall(r'(?:href|src)="([^"#]+)"', text)
+            todo += [urljoin(path, u) for u in links if u.startswith("/")]
+    assert f"/boards/{board}" in seen and "/players/mallory" in seen
+    page = web.get(f"/boards/{board}").text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
