@@ -273,6 +273,7 @@ def run_pbm(
         "PBM_CONFIG": str(root / "pbm.toml"),
         "PBM_MAIL_ADDRESS": ADDRESS,
         "PBM_SMTP_LISTEN": "127.0.0.1:0",
+        "PBM_WEB_LISTEN": "",
         # Every bench client is 127.0.0.1: no per-client rates.
         "PBM_SMTP_CONNECTIONS_PER_MINUTE": "0",
         "PBM_SMTP_MESSAGES_PER_MINUTE": "0",

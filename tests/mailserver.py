@@ -227,6 +227,7 @@ class PbmServer:
                 "PBM_DATABASE_URL": self.database_url,
                 "PBM_SMTP_PROTOCOL": self.protocol,
                 "PBM_SMTP_LISTEN": self.listen,
+                "PBM_WEB_LISTEN": "",  # a test that looks at the web site sets it
                 "PBM_OUTBOUND_TRANSPORT": self.transport,
                 "PBM_OUTBOUND_SMTP_HOST": "127.0.0.1",
                 "PBM_OUTBOUND_SMTP_PORT": str(self.sink_port or 1),

@@ -163,7 +163,8 @@ def test_hostile_names_and_comments_are_inert_and_nothing_private_is_shown(
         text, kind = got.text, got.headers["content-type"]
         assert "@example.org" not in text and "@evil.example" not in text
         assert "pbm+" not in text  # no reply address or token
-        if not kind.startswith("text/html"):  # records and pictures: data, never a page
+        markup = kind.startswith(("text/html", "application/atom+xml"))
+        if not markup:  # records and pictures: data, never a page
             assert kind.split(";")[0] in (
                 "image/svg+xml",
                 "application/json",
@@ -180,3 +181,31 @@ def test_hostile_names_and_comments_are_inert_and_nothing_private_is_shown(
     assert f"/boards/{board}" in seen and "/players/mallory" in seen
     page = web.get(f"/boards/{board}").text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_atom_feeds_of_a_board_and_a_player(site: Site, web: TestClient) -> None:
+    import xml.etree.ElementTree as ET
+
+    board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    play(site, board, 2)
+    atom = "{http://www.w3.org/2005/Atom}"
+    for path in (f"/boards/{board}/feed", "/players/bob/feed"):
+        got = web.get(path)
+        assert got.headers["content-type"].startswith("application/atom+xml")
+        entries = ET.fromstring(got.text).findall(f"{atom}entry")
+        assert len(entries) == 2
+        newest = entries[0].find(f"{atom}link")
+        assert newest is not None and newest.get("href", "").endswith(f"/boards/{board}/ply/2")
+    assert web.get("/players/zed/feed").status_code == 404
+    assert web.get("/boards/999/feed").status_code == 404
+
+
+def test_the_archive_pages_and_filters_by_date(site: Site, web: TestClient) -> None:
+    board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    unit.run(site, Resign(board), Who("alice", Password("pw")))
+    ended = queries.board(site, board).ended_at
+    assert ended is not None
+    day = ended.date().isoformat()
+    assert f'href="/boards/{board}"' in web.get(f"/archive?since={day}&until={day}").text
+    assert f'href="/boards/{board}"' not in web.get("/archive?since=2999-01-01").text
+    assert web.get("/archive?since=garbage&page=-3").status_code == 200

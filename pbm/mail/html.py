@@ -14,6 +14,7 @@ way to the picture (``cid:``, in the same mail), lines laid out in columns
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 _PAGE = (
@@ -44,16 +45,21 @@ _IMG = (
 )
 
 
-def html_part(title: str, text: str, diagram: str, cid: str, alt: str) -> str:
+def html_part(title: str, text: str, diagram: str, cid: str, alt: str, site_url: str = "") -> str:
     """The HTML of a mail whose text part is ``text``: ``diagram`` (its ASCII board, if
     any) replaced by the picture ``cid``, which otherwise follows the first paragraph.
-    The first paragraph (what the mail is) is in bold."""
+    The first paragraph (what the mail is) is in bold. Addresses on the site's own web
+    site (``site_url``) are links; nothing else a player wrote becomes one."""
     before, found, after = text.partition(diagram) if diagram else (text, "", "")
     image = _IMG.format(cid=escape(cid.strip("<>"), quote=True), alt=escape(alt, quote=True))
     blocks = _blocks(before, bold_first=True)
     # No diagram in the text: the picture follows its first paragraph.
     content = [*blocks, image, *_blocks(after)] if found else [*blocks[:1], image, *blocks[1:]]
-    return _PAGE.format(title=escape(title), content="\n".join(content))
+    html = "\n".join(content)
+    if site_url:
+        own = re.escape(escape(site_url.rstrip("/"), quote=True)) + r"/boards/\d+"
+        html = re.sub(own, lambda m: f'<a href="{m.group(0)}">{m.group(0)}</a>', html)
+    return _PAGE.format(title=escape(title), content=html)
 
 
 def _blocks(text: str, *, bold_first: bool = False) -> list[str]:

@@ -190,7 +190,7 @@ def build_message(mail: OutgoingMail, config: Config) -> bytes:
     part_headers, body = _text_part(text)
     files = attachments_of(mail.attachment)
     if mail.picture and not files:
-        return _with_picture(mail, headers, part_headers, body, text)
+        return _with_picture(mail, headers, part_headers, body, text, config.web.base_url)
     if not files:
         return "\n".join([*headers, *part_headers]).encode("utf-8") + b"\n\n" + body
     # RFC 2046 5.1.3: the text, then each file. The boundary is made from the
@@ -223,7 +223,12 @@ def _multipart(kind: str, boundary: str, parts: list[bytes]) -> tuple[str, bytes
 
 
 def _with_picture(
-    mail: OutgoingMail, headers: list[str], part_headers: list[str], body: bytes, text: str
+    mail: OutgoingMail,
+    headers: list[str],
+    part_headers: list[str],
+    body: bytes,
+    text: str,
+    site_url: str,
 ) -> bytes:
     """RFC 2046 5.1.4: the text part as it is, then (preferred by clients that can) the
     HTML part with the board as a PNG in the same mail (RFC 2387 multipart/related,
@@ -233,7 +238,7 @@ def _with_picture(
     seed = hashlib.sha256(mail.message_id.encode()).hexdigest()
     domain = _domain(mail.message_id)
     cid = f"board.{seed[:16]}@{domain}"
-    html = html_part(mail.thread or mail.subject, text, picture.diagram, cid, picture.alt)
+    html = html_part(mail.thread or mail.subject, text, picture.diagram, cid, picture.alt, site_url)
     html_bytes = quopri.encodestring(html.encode("utf-8"))
     html_headers = (
         'Content-Type: text/html; charset="utf-8"\nContent-Transfer-Encoding: quoted-printable'

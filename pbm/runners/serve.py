@@ -20,6 +20,7 @@ from pbm.mail.transports import transport_from_config
 from pbm.runners.listener import InboxHandler, Listener, listen
 from pbm.runners.sender import SEND_CONCURRENCY, OutboxSender
 from pbm.runners.timers import run_prune, run_timers
+from pbm.runners.website import WebProcess
 from pbm.runners.worker import Batch, InboxWorker, WorkerProcesses
 from pbm.store import outbox
 from pbm.store.engine import Database
@@ -180,4 +181,9 @@ async def serve(config: Config) -> None:
     # "pbm serve: SMTP on 127.0.0.1:2525, mail for ...", or "LMTP on unix:/PATH, ...":
     # the first line, which tests/mailserver.py reads.
     print(f"pbm serve: {server.listener}, mail for {config.mail.address}", flush=True)
-    await server.run()
+    web = WebProcess(config) if config.web.listen else None
+    try:
+        await server.run()
+    finally:
+        if web is not None:
+            await asyncio.to_thread(web.stop)

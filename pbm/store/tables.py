@@ -78,6 +78,12 @@ class Game(SQLModel, table=True):
     """
 
     __tablename__ = "games"
+    __table_args__ = (
+        # The web site's lists (migration 0007): boards in play by their last move,
+        # finished ones by their end.
+        sa.Index("ix_games_status_last_move_at", "status", "last_move_at"),
+        sa.Index("ix_games_status_ended_at", "status", "ended_at"),
+    )
 
     board: int | None = Field(default=None, primary_key=True)
     game: str

@@ -4,7 +4,9 @@ Only what anyone may see: boards in play or played (never a challenge that
 was not accepted), display names and userids of confirmed accounts, moves
 with their public comments, results and ratings. Never an address, a
 password, a token, a chat, or an account that is not confirmed. Nothing here
-writes.
+writes. Every list is one indexed query a page (the site may hold 100,000
+games), and each page says what it was made from (``stamp``), so that a
+visitor who has it already gets a 304 for the price of that query.
 """
 
 from __future__ import annotations
@@ -16,14 +18,16 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from pbm.usecases.accounts import USERID
-from pbm.usecases.queries import BoardSummary, RatingLine, rating_lines, summaries
+from pbm.usecases.queries import BoardSummary, RatingLine, rating_lines, summaries_of
 from pbm.usecases.refusals import UnknownBoard
 from pbm.usecases.site import Site
-from pbm.usecases.world import PLAYERS, RATINGS, Board, World
+from pbm.usecases.world import GAMES, MOVES, PLAYERS, Board, World
 
 PAGE_SIZE = 50
+FEED_SIZE = 50
 # Board numbers past this are no board (and would overflow a database integer).
 MAX_NUMBER = 2**31 - 1
+SHOWN = ("active", "finished")
 
 
 class NotShown(LookupError):
@@ -39,17 +43,77 @@ class FrontPage:
 
 
 @dataclass(frozen=True, slots=True)
+class RatedGame:
+    """One rated game of a player: his rating before and after it."""
+
+    board: int
+    game: str
+    variant: str
+    ended_at: datetime | None
+    before: int
+    after: int
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerPage:
     userid: str
     display: str
     active: list[BoardSummary]
     finished: list[BoardSummary]
     ratings: list[RatingLine]
+    history: list[RatedGame]  # latest first
+
+
+@dataclass(frozen=True, slots=True)
+class FeedEntry:
+    """One played turn, for a feed: the board, its title, who played what, when."""
+
+    board: int
+    game: str
+    ply: int
+    player: str
+    notation: str
+    at: datetime
 
 
 def _public(board: Board) -> bool:
-    """A board anyone may see: in play or ended after play began."""
-    return board.status in ("active", "finished") or (board.status == "cancelled" and board.ply > 0)
+    """A board anyone may see: in play or played to its end (a challenge never accepted,
+    a board cancelled before its first move: not)."""
+    return board.status in SHOWN or (board.status == "cancelled" and board.ply > 0)
+
+
+def _shown() -> sa.ColumnElement[bool]:
+    return sa.or_(
+        GAMES.c.status.in_(SHOWN), sa.and_(GAMES.c.status == "cancelled", GAMES.c.ply > 0)
+    )
+
+
+def _newest_first() -> list[sa.ColumnElement[object]]:
+    return [GAMES.c.last_move_at.desc().nulls_last(), GAMES.c.board.desc()]
+
+
+def stamp(site: Site, number: int) -> str | None:
+    """What a board's page is made from (its version), None if it is not shown: the
+    one read a revalidation costs."""
+    if not 0 < number <= MAX_NUMBER:
+        return None
+    with site.db.read() as s:
+        row = s.execute(sa.select(GAMES.c.version).where(GAMES.c.board == number, _shown())).first()
+    return None if row is None else str(row.version)
+
+
+def site_stamp(site: Site) -> str:
+    """What the lists are made from: the latest move and end, and how many boards."""
+    with site.db.read() as s:
+        row = s.execute(
+            sa.select(
+                sa.func.max(GAMES.c.last_move_at),
+                sa.func.max(GAMES.c.ended_at),
+                sa.func.max(GAMES.c.board),
+                sa.func.max(GAMES.c.version),
+            )
+        ).one()
+    return ".".join(str(v) for v in row)
 
 
 def board(site: Site, number: int) -> Board:
@@ -73,57 +137,84 @@ def position_at(board: Board, ply: int) -> str:
     return board.moves[ply].position_before if ply < len(board.moves) else board.position
 
 
-def _ordered(session: Session, status: str) -> list[BoardSummary]:
-    found = [b for b in summaries(session, status) if status != "cancelled" or b.ply > 0]
-    moment = datetime.min
-
-    def latest(b: BoardSummary) -> tuple[datetime, int]:
-        return ((b.last_move_at or b.created_at).replace(tzinfo=None) or moment, b.board)
-
-    return sorted(found, key=latest, reverse=True)
-
-
 def front(site: Site, page: int = 1) -> FrontPage:
     """Active boards, newest move first, ``PAGE_SIZE`` a page; the latest finished ones."""
     page = max(page, 1)
-    with site.db.read() as s:
-        active = _ordered(s, "active")
-        finished = _ordered(s, "finished")[:PAGE_SIZE]
-    start = (page - 1) * PAGE_SIZE
-    return FrontPage(
-        active[start : start + PAGE_SIZE], finished, page, len(active) > start + PAGE_SIZE
+    active = (
+        sa.select(GAMES)
+        .where(GAMES.c.status == "active")
+        .order_by(*_newest_first())
+        .offset((page - 1) * PAGE_SIZE)
+        .limit(PAGE_SIZE + 1)
     )
+    finished = (
+        sa.select(GAMES)
+        .where(GAMES.c.status == "finished")
+        .order_by(GAMES.c.ended_at.desc().nulls_last(), GAMES.c.board.desc())
+        .limit(PAGE_SIZE)
+    )
+    with site.db.read() as s:
+        boards = summaries_of(s, active)
+        ended = summaries_of(s, finished) if page == 1 else []
+    return FrontPage(boards[:PAGE_SIZE], ended, page, len(boards) > PAGE_SIZE)
 
 
-def player(site: Site, userid: str) -> PlayerPage:
-    """A confirmed player's boards and ratings; ``NotShown`` for anyone else."""
+def _account(session: Session, userid: str) -> tuple[str, str]:
+    """(userid, display) of a confirmed account; ``NotShown`` for anyone else."""
     uid = userid.lower()
     if not USERID.match(uid):
         raise NotShown(userid)
+    row = session.execute(
+        sa.select(PLAYERS.c.userid, PLAYERS.c.display).where(
+            PLAYERS.c.userid == uid, PLAYERS.c.status == "active"
+        )
+    ).first()
+    if row is None:
+        raise NotShown(userid)
+    return str(row.userid), str(row.display)
+
+
+def _of(uid: str) -> sa.ColumnElement[bool]:
+    return sa.or_(GAMES.c.white == uid, GAMES.c.black == uid)
+
+
+def player(site: Site, userid: str) -> PlayerPage:
+    """A confirmed player's boards, ratings and rating history; ``NotShown`` for anyone
+    else."""
     with site.db.read() as s:
-        row = s.execute(
-            sa.select(PLAYERS.c.userid, PLAYERS.c.display).where(
-                PLAYERS.c.userid == uid, PLAYERS.c.status == "active"
-            )
-        ).first()
-        if row is None:
-            raise NotShown(userid)
-        boards = summaries(s, "all", uid)
-        rated = {
-            (r.game, r.variant)
-            for r in s.execute(
-                sa.select(RATINGS.c.game, RATINGS.c.variant).where(RATINGS.c.userid == uid)
-            )
-        }
+        uid, display = _account(s, userid)
+        boards = summaries_of(
+            s, sa.select(GAMES).where(_of(uid), _shown()).order_by(*_newest_first())
+        )
+        rated = s.execute(
+            sa.select(GAMES)
+            .where(_of(uid), GAMES.c.white_rating_after.is_not(None))
+            .order_by(GAMES.c.ended_at.desc().nulls_last(), GAMES.c.board.desc())
+        ).all()
+        kinds = {(g.game, g.variant) for g in rated}
         ratings = [
             line
-            for game, variant in sorted(rated)
+            for game, variant in sorted(kinds)
             for line in rating_lines(s, game, variant)
-            if line.player == row.display
+            if line.player == display
         ]
+    history = [
+        RatedGame(
+            g.board,
+            g.game,
+            g.variant,
+            g.ended_at,
+            *(
+                (g.white_rating_before, g.white_rating_after)
+                if g.white == uid
+                else (g.black_rating_before, g.black_rating_after)
+            ),
+        )
+        for g in rated
+    ]
     active = [b for b in boards if b.status == "active"]
-    ended = [b for b in boards if b.status == "finished" or (b.status == "cancelled" and b.ply)]
-    return PlayerPage(str(row.userid), str(row.display), active, ended[::-1], ratings)
+    ended = [b for b in boards if b.status != "active"]
+    return PlayerPage(uid, display, active, ended, ratings, history)
 
 
 def ratings(site: Site) -> list[RatingLine]:
@@ -134,24 +225,66 @@ def ratings(site: Site) -> list[RatingLine]:
 
 def archive(
     site: Site,
+    page: int = 1,
     game: str | None = None,
     variant: str | None = None,
     player: str | None = None,
     since: datetime | None = None,
     until: datetime | None = None,
-) -> list[BoardSummary]:
-    """Finished games, the latest first, filtered."""
-    with site.db.read() as s:
-        found = _ordered(s, "finished")
+) -> tuple[list[BoardSummary], bool]:
+    """Finished games, the latest first, filtered, ``PAGE_SIZE`` a page; and whether
+    there are more."""
+    stmt = sa.select(GAMES).where(GAMES.c.status == "finished")
     if game:
-        found = [b for b in found if b.game == game.lower()]
+        stmt = stmt.where(GAMES.c.game == game.lower())
     if variant:
-        found = [b for b in found if b.variant == variant.lower()]
+        stmt = stmt.where(GAMES.c.variant == variant.lower())
     if player:
-        who = player.lower()
-        found = [b for b in found if who in (b.white.lower(), b.black.lower())]
+        uid = player.lower()
+        if not USERID.match(uid):
+            return [], False
+        stmt = stmt.where(_of(uid))
     if since is not None:
-        found = [b for b in found if (b.last_move_at or b.created_at).date() >= since.date()]
+        stmt = stmt.where(GAMES.c.ended_at >= since)
     if until is not None:
-        found = [b for b in found if (b.last_move_at or b.created_at).date() <= until.date()]
-    return found
+        stmt = stmt.where(GAMES.c.ended_at < until)
+    stmt = (
+        stmt.order_by(GAMES.c.ended_at.desc().nulls_last(), GAMES.c.board.desc())
+        .offset((max(page, 1) - 1) * PAGE_SIZE)
+        .limit(PAGE_SIZE + 1)
+    )
+    with site.db.read() as s:
+        found = summaries_of(s, stmt)
+    return found[:PAGE_SIZE], len(found) > PAGE_SIZE
+
+
+def feed(site: Site, number: int | None = None, userid: str | None = None) -> list[FeedEntry]:
+    """The latest turns of a public board, or of a player's public boards, newest first."""
+    stmt = (
+        sa.select(MOVES.c.board, GAMES.c.game, MOVES.c.ply, MOVES.c.userid, MOVES.c.notation)
+        .add_columns(MOVES.c.created_at)
+        .join(GAMES, GAMES.c.board == MOVES.c.board)
+        .where(_shown())
+        .order_by(MOVES.c.created_at.desc(), MOVES.c.id.desc())
+        .limit(FEED_SIZE)
+    )
+    with site.db.read() as s:
+        if number is not None:
+            if stamp(site, number) is None:
+                raise NotShown(number)
+            stmt = stmt.where(MOVES.c.board == number)
+        if userid is not None:
+            uid, _ = _account(s, userid)
+            stmt = stmt.where(_of(uid))
+        rows = s.execute(stmt).all()
+        names = dict(
+            s.execute(
+                sa.select(PLAYERS.c.userid, PLAYERS.c.display).where(
+                    PLAYERS.c.userid.in_({r.userid for r in rows})
+                )
+            ).all()
+        )
+    return [
+        FeedEntry(r.board, r.game, r.ply, names.get(r.userid, r.userid), r.notation, r.created_at)
+        for r in rows
+    ]

@@ -6,9 +6,11 @@ both use these; nothing here writes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session
@@ -86,14 +88,18 @@ def summaries(
     if userid is not None:
         uid = userid.lower()
         stmt = stmt.where(sa.or_(GAMES.c.white == uid, GAMES.c.black == uid))
+    return summaries_of(session, stmt)
+
+
+def summaries_of(session: Session, stmt: sa.Select[Any]) -> list[BoardSummary]:
+    """The boards a select of ``games`` rows finds, as list lines, in its order."""
     rows = list(session.execute(stmt))
     names = displays(session, [u for g in rows for u in (g.white, g.black)])
     out = []
     for g in rows:
         to_move = None
         if g.status == "active":
-            seat = rules_of(g.game).load(g.position).to_move
-            to_move = names[(g.white, g.black)[seat]]
+            to_move = names[(g.white, g.black)[_to_move(g.game, g.position)]]
         elif g.status == "waiting":
             to_move = names[g.black if g.challenger == g.white else g.white]
         out.append(
@@ -113,6 +119,12 @@ def summaries(
             )
         )
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _to_move(game: str, position: str) -> int:
+    """The seat to move in a position (loading one may replay its moves: kept)."""
+    return rules_of(game).load(position).to_move
 
 
 def rating_lines(session: Session, game: str | None, variant: str | None) -> list[RatingLine]:

@@ -51,6 +51,7 @@ from pbm.usecases.refusals import (
 )
 from pbm.usecases.site import Site
 from pbm.usecases.threads import threaded
+from pbm.usecases.weblinks import linked
 from pbm.usecases.world import Key, World
 
 ATTEMPTS = 3  # decisions of one command, before it is refused as too contended
@@ -317,7 +318,9 @@ def _write_one(site: Site, session: Session, item: Decided, world: World) -> Out
                 c.after.number: c.after for c in decision.changes if isinstance(c, BoardChange)
             }
             replies = tuple(
-                pictured(world, threaded(world, addressed(world, r)), decided)
+                pictured(
+                    world, linked(world, threaded(world, addressed(world, r)), decided), decided
+                )
                 for r in _threaded(replies, request)
             )
             outcome.replies = tuple(limits.screen(session, replies, now, site.config.limits))

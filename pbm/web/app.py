@@ -11,10 +11,12 @@ Errors are a plain 404 page, never a traceback.
 from __future__ import annotations
 
 import functools
-from datetime import datetime
+import hashlib
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
@@ -27,6 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pbm import games
 from pbm.usecases import pages, records
+from pbm.usecases.boardmail import board_view
 from pbm.usecases.pages import NotShown
 from pbm.usecases.site import Site
 from pbm.usecases.world import Board
@@ -68,7 +71,9 @@ def create_app(site: Site) -> ASGIApp:
             Route("/boards/{number:int}/ply/{ply:int}", views.board),
             Route("/boards/{number:int}/picture/{ply:int}-{seat:int}.svg", views.picture),
             Route("/boards/{number:int}/record.{suffix:str}", views.record),
+            Route("/boards/{number:int}/feed", views.board_feed),
             Route("/players/{userid:str}", views.player),
+            Route("/players/{userid:str}/feed", views.player_feed),
             Route("/ratings", views.ratings),
             Route("/archive", views.archive),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -140,29 +145,49 @@ class _Views:
 
     async def front(self, request: Request) -> Response:
         number = _int(request.query_params.get("page", "1"))
-        return self.page("front.html", front=pages.front(self.site, number), title="Games")
+        return self._cached(
+            request,
+            f"front.{number}.{pages.site_stamp(self.site)}",
+            lambda: self.page("front.html", front=pages.front(self.site, number), title="Games"),
+        )
+
+    def _cached(self, request: Request, made_of: str, make: Callable[[], Response]) -> Response:
+        """A page its visitor (or a proxy) may keep: 304 when he has it (``made_of`` is
+        what it is made from), else made; RFC 9110 8.8.3 (ETag), 13.1.2 (If-None-Match)."""
+        tag = '"' + hashlib.blake2b(made_of.encode(), digest_size=12).hexdigest() + '"'
+        headers = {"etag": tag, "cache-control": "public, max-age=30"}
+        if tag in request.headers.get("if-none-match", ""):
+            return Response(status_code=304, headers=headers)
+        response = make()
+        response.headers.update(headers)
+        return response
 
     async def board(self, request: Request) -> Response:
-        board = self._board(request.path_params["number"])
-        ply = request.path_params.get("ply", board.ply)
+        number = request.path_params["number"]
+        stamp = pages.stamp(self.site, number)
+        if stamp is None:
+            raise NotShown(number)
         seat = 1 if request.query_params.get("seat") == "1" else 0
+        ply = request.path_params.get("ply")
+        made_of = f"board.{number}.{stamp}.{ply}.{seat}"
+        return self._cached(request, made_of, lambda: self._board_page(number, ply, seat))
+
+    def _board_page(self, number: int, ply: int | None, seat: int) -> Response:
+        board = self._board(number)
+        ply = board.ply if ply is None else ply
         pages.position_at(board, ply)  # a ply past the end is no page
-        tag = f'"{board.number}.{board.version}.{ply}.{seat}"'
-        if request.headers.get("if-none-match") == tag:
-            return Response(status_code=304, headers={"etag": tag})
         formats = [f for f in records.formats() if _has_format(board, f)]
-        response = self.page(
+        view = board_view(board, self.site.clock())
+        return self.page(
             "board.html",
             board=board,
+            view=view,
             ply=ply,
             seat=seat,
             formats=[(f, records.suffix_of(board.game, f)) for f in formats],
             title=board.title(),
             seat_names=board.rules.seat_names,
         )
-        response.headers["etag"] = tag
-        response.headers["cache-control"] = "public, max-age=60"
-        return response
 
     async def picture(self, request: Request) -> Response:
         board = self._board(request.path_params["number"])
@@ -204,21 +229,57 @@ class _Views:
 
     async def archive(self, request: Request) -> Response:
         q = request.query_params
-        found = pages.archive(
+        number = _int(q.get("page", "1"))
+        found, more = pages.archive(
             self.site,
+            page=number,
             game=q.get("game") or None,
             variant=q.get("variant") or None,
             player=q.get("player") or None,
             since=_date(q.get("since")),
-            until=_date(q.get("until")),
+            until=_date(q.get("until"), next_day=True),
         )
+        kept = {k: v for k, v in q.items() if k != "page" and v}
         return self.page(
             "archive.html",
-            boards=found[: pages.PAGE_SIZE * 4],
-            query=dict(q),
+            boards=found,
+            query=kept,
+            page=number,
+            more=more,
+            link=lambda n: "/archive?" + urlencode({**kept, "page": n}),
             games=games.names(),
             title="Archive",
         )
+
+    async def board_feed(self, request: Request) -> Response:
+        number = request.path_params["number"]
+        board = self._board(number)
+        entries = pages.feed(self.site, number=number)
+        return self._feed(request, f"/boards/{number}/feed", board.title(), entries)
+
+    async def player_feed(self, request: Request) -> Response:
+        found = pages.player(self.site, request.path_params["userid"])
+        entries = pages.feed(self.site, userid=found.userid)
+        return self._feed(
+            request, f"/players/{found.userid}/feed", f"Games of {found.display}", entries
+        )
+
+    def _feed(
+        self, request: Request, path: str, title: str, entries: list[pages.FeedEntry]
+    ) -> Response:
+        """An Atom feed (RFC 4287): one entry a turn, newest first."""
+        base = self.site.config.web.base_url.rstrip("/") or str(request.base_url).rstrip("/")
+        domain = urlsplit(base).hostname or "localhost"
+        xml = self.templates.get_template("feed.xml").render(
+            base=base,
+            path=path,
+            domain=domain,
+            title=title,
+            entries=entries,
+            updated=max((e.at for e in entries), default=datetime(2000, 1, 1, tzinfo=UTC)),
+            names={name: games.get(name).title for name in games.names()},
+        )
+        return Response(xml, media_type="application/atom+xml")
 
     def _board(self, number: int) -> Board:
         return pages.board(self.site, number)
@@ -248,8 +309,14 @@ def _int(text: str) -> int:
     return int(text) if text.isdigit() and len(text) < 7 else 1
 
 
-def _date(text: str | None) -> datetime | None:
+def _date(text: str | None, next_day: bool = False) -> datetime | None:
+    """A date a visitor gave (YYYY-MM-DD), as the start of that day in UTC (``next_day``:
+    of the day after, for "up to and with"); None if it is none."""
     try:
-        return datetime.fromisoformat(text) if text else None
+        day = date.fromisoformat(text) if text and len(text) == 10 else None
     except ValueError:
         return None
+    if day is None:
+        return None
+    start = datetime(day.year, day.month, day.day, tzinfo=UTC)
+    return start + timedelta(days=1) if next_day else start
