@@ -202,11 +202,12 @@ def fill(
             move_rows.clear()
             outbox_rows.clear()
     # No ANALYZE: the server never runs it, so the planner works without statistics here too.
-    raw = db.engine.raw_connection()
-    try:
-        raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[union-attr]
-    finally:
-        raw.close()
+    if db.dialect == "sqlite":
+        raw = db.engine.raw_connection()
+        try:
+            raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[union-attr]
+        finally:
+            raw.close()
     return counts
 
 

@@ -103,16 +103,19 @@ def stamp(site: Site, number: int) -> str | None:
 
 
 def site_stamp(site: Site) -> str:
-    """What the lists are made from: the latest move and end, and how many boards."""
+    """What the lists are made from: the newest board, move and end (each the end of an
+    index: cheap on any number of games)."""
+    ends = [
+        sa.select(sa.func.max(GAMES.c.ended_at)).where(GAMES.c.status == status).scalar_subquery()
+        for status in ("finished", "cancelled")
+    ]
+    newest = sa.select(
+        sa.select(sa.func.max(GAMES.c.board)).scalar_subquery(),
+        sa.select(sa.func.max(MOVES.c.id)).scalar_subquery(),
+        *ends,
+    )
     with site.db.read() as s:
-        row = s.execute(
-            sa.select(
-                sa.func.max(GAMES.c.last_move_at),
-                sa.func.max(GAMES.c.ended_at),
-                sa.func.max(GAMES.c.board),
-                sa.func.max(GAMES.c.version),
-            )
-        ).one()
+        row = s.execute(newest).one()
     return ".".join(str(v) for v in row)
 
 
