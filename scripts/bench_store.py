@@ -187,6 +187,7 @@ def fill(
                 "forfeit_days": 21,
                 "created_at": created,
                 "last_move_at": created + timedelta(hours=plies) if plies else None,
+                "ended_at": created + timedelta(hours=plies + 1) if finished else None,
             }
 
     with db.engine.begin() as conn:

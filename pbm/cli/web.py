@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import click
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from pbm.cli.site import load_config, open_site
 from pbm.runners.logs import configure_logging
 from pbm.web.app import create_app
+
+IDLE_SECONDS = 5
+
+
+class QuietCutOff(H11Protocol):
+    """uvicorn's HTTP/1.1, except that a connection that never asks anything is closed
+    after the keep-alive time, as one is that asks nothing more (uvicorn waits forever)."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self.timeout_keep_alive_task = self.loop.call_later(
+            self.timeout_keep_alive, self.timeout_keep_alive_handler
+        )
 
 
 @click.command()
@@ -28,8 +44,10 @@ def web(ctx: click.Context) -> None:
             log_level=cfg.server.log_level.lower(),
             access_log=False,
             server_header=False,
-            # Slow and idle clients cost a socket each, not the mail: they are cut off.
-            timeout_keep_alive=5,
-            limit_concurrency=1000,
+            # Slow and idle clients cost a socket each, never the mail (another process);
+            # one that says nothing is cut off after IDLE_SECONDS.
+            http=QuietCutOff,
+            timeout_keep_alive=IDLE_SECONDS,
+            limit_concurrency=4096,
             h11_max_incomplete_event_size=16 * 1024,
         )

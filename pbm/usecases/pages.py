@@ -141,23 +141,32 @@ def position_at(board: Board, ply: int) -> str:
 
 
 def front(site: Site, page: int = 1) -> FrontPage:
-    """Active boards, newest move first, ``PAGE_SIZE`` a page; the latest finished ones."""
+    """Active boards, newest move first, ``PAGE_SIZE`` a page (then those without a move
+    yet, newest first); the latest finished ones."""
     page = max(page, 1)
-    active = (
-        sa.select(GAMES)
-        .where(GAMES.c.status == "active")
-        .order_by(*_newest_first())
-        .offset((page - 1) * PAGE_SIZE)
-        .limit(PAGE_SIZE + 1)
+    start = (page - 1) * PAGE_SIZE
+    active = sa.select(GAMES).where(GAMES.c.status == "active")
+    # Two index walks, not one sort of every board in play: SQLite and PostgreSQL put
+    # NULLs at opposite ends, and an index gives "newest first" only without them.
+    moved = active.where(GAMES.c.last_move_at.is_not(None)).order_by(
+        GAMES.c.last_move_at.desc(), GAMES.c.board.desc()
     )
+    unmoved = active.where(GAMES.c.last_move_at.is_(None)).order_by(GAMES.c.board.desc())
     finished = (
         sa.select(GAMES)
         .where(GAMES.c.status == "finished")
-        .order_by(GAMES.c.ended_at.desc().nulls_last(), GAMES.c.board.desc())
+        .order_by(GAMES.c.ended_at.desc(), GAMES.c.board.desc())
         .limit(PAGE_SIZE)
     )
     with site.db.read() as s:
-        boards = summaries_of(s, active)
+        boards = summaries_of(s, moved.offset(start).limit(PAGE_SIZE + 1))
+        if len(boards) <= PAGE_SIZE:
+            skip = 0
+            if not boards and start:
+                count = sa.select(sa.func.count()).select_from(moved.subquery())
+                skip = start - int(s.execute(count).scalar_one())
+            rest = PAGE_SIZE + 1 - len(boards)
+            boards += summaries_of(s, unmoved.offset(max(skip, 0)).limit(rest))
         ended = summaries_of(s, finished) if page == 1 else []
     return FrontPage(boards[:PAGE_SIZE], ended, page, len(boards) > PAGE_SIZE)
 

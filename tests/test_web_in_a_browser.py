@@ -1,0 +1,208 @@
+"""A real browser walks the web site of a running ``pbm serve``: Debian's chromium,
+headless, driven by Selenium through chromium-driver. It opens the front page,
+follows a link to an active Accasta board, steps back two moves, flips the board,
+goes to a finished chess game and downloads its PGN, which python-chess reads; the
+pictures load and the browser reports no error. Screenshots of every kind of page at
+390 px (a phone) and 1200 px are kept in the test's folder; with
+PBM_SCREENSHOTS_UPDATE=1 they are written to docs/images/ too. A thousand idle
+connections and a slow client do not keep the mail from being answered."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import socket
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import chess.pgn
+import pytest
+from mailserver import PbmServer, Sink, free_port
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+
+from pbm import config as config_mod
+from pbm.store.engine import Database
+from pbm.usecases import queries, unit
+from pbm.usecases.accounts import Signup
+from pbm.usecases.auth import ADMIN, Who
+from pbm.usecases.challenges import Challenge
+from pbm.usecases.moves import Move
+from pbm.usecases.site import Site
+
+DOCS_IMAGES = Path(__file__).parent.parent / "docs" / "images"
+FOOLS_MATE = (("f3", "alice"), ("e5", "bob"), ("g4", "alice"), ("Qh4", "bob"))
+
+
+@pytest.fixture
+def web_server(tmp_path: Path, sink: Sink) -> Iterator[tuple[PbmServer, str]]:
+    """``pbm serve`` with its web site on a port of its own, and the site's address."""
+    port = free_port()
+    srv = PbmServer(
+        tmp_path, sink_port=sink.port, extra_env={"PBM_WEB_LISTEN": f"127.0.0.1:{port}"}
+    )
+    srv.start()
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:  # the web site is a process of its own: up a moment after the mail
+        try:
+            urllib.request.urlopen(base + "/", timeout=2).read()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the web site did not start:\n{srv.log()}") from None
+            time.sleep(0.1)
+    yield srv, base
+    if srv.proc is not None:
+        srv.stop()
+
+
+def games_played(srv: PbmServer) -> tuple[int, int]:
+    """On the server's own database: an Accasta board six turns in, a chess game won by
+    Black in four (as the admin plays them: the moves are the mail's moves)."""
+    cfg = config_mod.load(srv.config_path, env=srv.env())
+    db = Database.open(cfg)
+    site = Site(db, cfg)
+    try:
+        for uid in ("alice", "bob"):
+            unit.run(site, Signup(uid, "pw", f"{uid}@example.org", confirmed=True))
+        accasta = unit.run(site, Challenge("accasta", "alice", "bob", admin=True))[0].board
+        chess_board = unit.run(site, Challenge("chess", "alice", "bob", admin=True))[0].board
+        assert accasta is not None and chess_board is not None
+        for _ in range(6):
+            board = queries.board(site, accasta)
+            mover = board.player_at(board.state.to_move)
+            unit.run(site, Move(accasta, str(board.state.legal_moves()[0])), Who(mover, ADMIN))
+        for move, who in FOOLS_MATE:
+            unit.run(site, Move(chess_board, move), Who(who, ADMIN))
+    finally:
+        db.close()
+    return accasta, chess_board
+
+
+def browser(downloads: Path) -> WebDriver:
+    driver_path = shutil.which("chromedriver")
+    binary = shutil.which("chromium")
+    if driver_path is None or binary is None:
+        pytest.fail("chromium and chromium-driver are not installed (make test installs them)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"):
+        options.add_argument(flag)
+    options.add_argument("--window-size=1200,1000")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.add_experimental_option(
+        "prefs",
+        {"download.default_directory": str(downloads), "download.prompt_for_download": False},
+    )
+    return webdriver.Chrome(service=Service(driver_path), options=options)
+
+
+def shoot(driver: WebDriver, name: str, folder: Path) -> None:
+    """Screenshots of the page at 390 px (a phone) and at 1200 px."""
+    for width in (390, 1200):
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": width < 500},
+        )
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {
+                "width": width,
+                "height": min(int(height), 2400),
+                "deviceScaleFactor": 1,
+                "mobile": width < 500,
+            },
+        )
+        overflow = driver.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow <= 1, f"{name} at {width} px is {overflow} px too wide"
+        shot = folder / f"web-{name}-{width}.png"
+        driver.save_screenshot(str(shot))
+        if os.environ.get("PBM_SCREENSHOTS_UPDATE"):
+            shutil.copyfile(shot, DOCS_IMAGES / shot.name)
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def pictures_loaded(driver: WebDriver) -> None:
+    for img in driver.find_elements(By.TAG_NAME, "img"):
+        assert driver.execute_script(
+            "return arguments[0].complete && arguments[0].naturalWidth", img
+        )
+
+
+def test_a_visitor_walks_the_site_in_a_real_browser(
+    web_server: tuple[PbmServer, str], tmp_path: Path
+) -> None:
+    srv, base = web_server
+    accasta, chess_board = games_played(srv)
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    driver = browser(downloads)
+    try:
+        driver.get(base + "/")
+        shoot(driver, "front", tmp_path)
+        driver.find_element(By.CSS_SELECTOR, f'a[href="/boards/{accasta}"]').click()
+        assert "After turn 6 of 6" in driver.page_source
+        pictures_loaded(driver)
+        shoot(driver, "board", tmp_path)
+        for turn in (5, 4):
+            driver.find_element(By.ID, "back").click()
+            assert f"After turn {turn} of 6" in driver.page_source
+        driver.find_element(By.ID, "flip").click()
+        assert driver.current_url.endswith(f"/boards/{accasta}/ply/4?seat=1")
+        picture = driver.find_element(By.CSS_SELECTOR, "figure img")
+        assert picture.get_attribute("src").endswith(f"/boards/{accasta}/picture/4-1.svg")
+        pictures_loaded(driver)
+        driver.get(base + "/")
+        driver.find_element(By.CSS_SELECTOR, f'a[href="/boards/{chess_board}"]').click()
+        assert "Result 0-1" in driver.page_source
+        driver.find_element(By.CSS_SELECTOR, 'a[href$="record.pgn"]').click()
+        deadline = time.monotonic() + 20
+        while not list(downloads.glob("*.pgn")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        (pgn,) = downloads.glob("*.pgn")
+        game = chess.pgn.read_game(io.StringIO(pgn.read_text()))
+        assert game is not None and game.end().board().is_checkmate()
+        driver.find_element(By.CSS_SELECTOR, 'a[href="/players/alice"]').click()
+        shoot(driver, "player", tmp_path)
+        driver.get(base + "/ratings")
+        shoot(driver, "ratings", tmp_path)
+        driver.get(base + "/archive")
+        shoot(driver, "archive", tmp_path)
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        assert errors == []
+    finally:
+        driver.quit()
+
+
+def test_idle_and_slow_web_clients_do_not_hold_up_the_mail(
+    web_server: tuple[PbmServer, str], sink: Sink
+) -> None:
+    srv, base = web_server
+    port = int(base.rsplit(":", 1)[1])
+    idle = []
+    try:
+        for _ in range(1000):
+            idle.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        slow = socket.create_connection(("127.0.0.1", port), timeout=5)
+        idle.append(slow)
+        slow.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # and never the rest (slowloris)
+        start = time.monotonic()
+        srv.send("carol@example.org", "signup carol secret-c", "Hello")
+        sink.wait_for("carol@example.org", "confirm", timeout=30)
+        assert time.monotonic() - start < 10
+        # ... and the site still answers; the idle ones are cut off after 5 s.
+        assert b"Games in play" in urllib.request.urlopen(base + "/", timeout=10).read()
+        idle[0].settimeout(15)
+        assert idle[0].recv(1) == b""
+    finally:
+        for s in idle:
+            s.close()
