@@ -104,6 +104,7 @@ class StatusConfig:
 class WebConfig:
     listen: str = "127.0.0.1:8080"  # empty: no web site
     base_url: str = ""  # e.g. https://games.example.org: mails link to the boards' pages
+    workers: int = 1  # processes answering visitors
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from urllib.parse import urljoin
 
 import chess.pgn
 import pytest
-from conftest import accepted
+from conftest import Clock, accepted
 from starlette.testclient import TestClient
 
 from pbm.usecases import queries, unit
@@ -209,3 +209,23 @@ def test_the_archive_pages_and_filters_by_date(site: Site, web: TestClient) -> N
     assert f'href="/boards/{board}"' in web.get(f"/archive?since={day}&until={day}").text
     assert f'href="/boards/{board}"' not in web.get("/archive?since=2999-01-01").text
     assert web.get("/archive?since=garbage&page=-3").status_code == 200
+
+
+def test_the_front_page_pages_newest_move_first_then_boards_without_a_move(
+    site: Site, web: TestClient, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pbm.usecases import pages
+
+    monkeypatch.setattr(pages, "PAGE_SIZE", 2)
+    boards = [accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE)) for _ in range(5)]
+    for board in (boards[3], boards[0], boards[2]):  # moved in this order: 2 newest
+        clock.advance(minutes=1)
+        play(site, board, 1)
+    shown = []
+    for number in (1, 2, 3):
+        found = pages.front(site, number)
+        shown += [b.board for b in found.active]
+        assert found.more == (number < 3)
+    # Moved, newest first, then the two without a move, newest board first.
+    assert shown == [boards[2], boards[0], boards[3], boards[4], boards[1]]
+    assert 'rel="next"' in web.get("/?page=2").text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 
 import click
 import uvicorn
@@ -10,7 +11,6 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from pbm.cli.site import load_config, open_site
 from pbm.runners.logs import configure_logging
-from pbm.web.app import create_app
 
 IDLE_SECONDS = 5
 
@@ -35,19 +35,23 @@ def web(ctx: click.Context) -> None:
     host, _, port = cfg.web.listen.rpartition(":")
     if not host or not port.isdigit():
         raise click.ClickException(f"web.listen must be HOST:PORT, not {cfg.web.listen!r}")
-    with open_site(ctx) as site:
-        app = create_app(site)
-        uvicorn.run(
-            app,
-            host=host.strip("[]"),
-            port=int(port),
-            log_level=cfg.server.log_level.lower(),
-            access_log=False,
-            server_header=False,
-            # Slow and idle clients cost a socket each, never the mail (another process);
-            # one that says nothing is cut off after IDLE_SECONDS.
-            http=QuietCutOff,
-            timeout_keep_alive=IDLE_SECONDS,
-            limit_concurrency=4096,
-            h11_max_incomplete_event_size=16 * 1024,
-        )
+    with open_site(ctx):
+        pass  # there, and at the newest revision: each worker opens its own connections
+    if cfg.path is not None:
+        os.environ["PBM_CONFIG"] = str(cfg.path)  # what from_environment reads
+    uvicorn.run(
+        "pbm.web.app:from_environment",
+        factory=True,
+        workers=cfg.web.workers,
+        host=host.strip("[]"),
+        port=int(port),
+        log_level=cfg.server.log_level.lower(),
+        access_log=False,
+        server_header=False,
+        # Slow and idle clients cost a socket each, never the mail (another process);
+        # one that says nothing is cut off after IDLE_SECONDS.
+        http=QuietCutOff,
+        timeout_keep_alive=IDLE_SECONDS,
+        limit_concurrency=4096,
+        h11_max_incomplete_event_size=16 * 1024,
+    )

@@ -27,7 +27,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pbm import games
+from pbm import config, games
+from pbm.store.engine import Database
 from pbm.usecases import pages, records
 from pbm.usecases.boardmail import board_view
 from pbm.usecases.pages import NotShown
@@ -87,6 +88,13 @@ def create_app(site: Site) -> ASGIApp:
     return _Guard(app, views)
 
 
+def from_environment() -> ASGIApp:
+    """The site's application for a uvicorn worker process: the configuration named by
+    ``PBM_CONFIG`` (with the environment's overrides), its database opened here."""
+    cfg = config.load()
+    return create_app(Site(Database.open(cfg, create=False), cfg))
+
+
 class _Guard:
     """Before the routes: only GET and HEAD, the security headers on every answer."""
 
@@ -127,7 +135,10 @@ def _move_number(board: Board, ply: int) -> int:
 
 
 class _Views:
-    """The pages: each reads what it shows through ``pages`` and fills its template."""
+    """The pages: each reads what it shows through ``pages`` and fills its template.
+
+    They are plain functions, which Starlette runs in its threads: a page that waits
+    for the database (PostgreSQL, on another machine) does not hold up the others."""
 
     def __init__(self, site: Site, templates: Environment) -> None:
         self.site = site
@@ -143,7 +154,7 @@ class _Views:
             status = 404  # whatever went wrong, a visitor learns nothing more of it
         return self.page("error.html", status_code=status, status=status)
 
-    async def front(self, request: Request) -> Response:
+    def front(self, request: Request) -> Response:
         number = _int(request.query_params.get("page", "1"))
         return self._cached(
             request,
@@ -162,7 +173,7 @@ class _Views:
         response.headers.update(headers)
         return response
 
-    async def board(self, request: Request) -> Response:
+    def board(self, request: Request) -> Response:
         number = request.path_params["number"]
         stamp = pages.stamp(self.site, number)
         if stamp is None:
@@ -189,7 +200,7 @@ class _Views:
             seat_names=board.rules.seat_names,
         )
 
-    async def picture(self, request: Request) -> Response:
+    def picture(self, request: Request) -> Response:
         board = self._board(request.path_params["number"])
         ply, seat = request.path_params["ply"], request.path_params["seat"]
         if seat not in (0, 1):
@@ -204,7 +215,7 @@ class _Views:
             headers={"cache-control": "public, max-age=86400, immutable"},
         )
 
-    async def record(self, request: Request) -> Response:
+    def record(self, request: Request) -> Response:
         board = self._board(request.path_params["number"])
         suffix = request.path_params["suffix"]
         fmt = next(
@@ -220,14 +231,14 @@ class _Views:
             headers={"content-disposition": f'attachment; filename="{name}"'},
         )
 
-    async def player(self, request: Request) -> Response:
+    def player(self, request: Request) -> Response:
         found = pages.player(self.site, request.path_params["userid"])
         return self.page("player.html", player=found, title=found.display)
 
-    async def ratings(self, request: Request) -> Response:
+    def ratings(self, request: Request) -> Response:
         return self.page("ratings.html", lines=pages.ratings(self.site), title="Ratings")
 
-    async def archive(self, request: Request) -> Response:
+    def archive(self, request: Request) -> Response:
         q = request.query_params
         number = _int(q.get("page", "1"))
         found, more = pages.archive(
@@ -251,13 +262,13 @@ class _Views:
             title="Archive",
         )
 
-    async def board_feed(self, request: Request) -> Response:
+    def board_feed(self, request: Request) -> Response:
         number = request.path_params["number"]
         board = self._board(number)
         entries = pages.feed(self.site, number=number)
         return self._feed(request, f"/boards/{number}/feed", board.title(), entries)
 
-    async def player_feed(self, request: Request) -> Response:
+    def player_feed(self, request: Request) -> Response:
         found = pages.player(self.site, request.path_params["userid"])
         entries = pages.feed(self.site, userid=found.userid)
         return self._feed(

@@ -1,0 +1,79 @@
+"""A crawler walks every page of a generated site of 10,000 games (the benchmark's bulk
+fill: players, games in play and finished, their moves) from the front page: every list
+page, board, player and player's feed, the feed and records of every tenth board and
+every position (both sides, with its picture) of every hundredth. No page
+holds an email address, a reply address or the site's secret, and every link leads to
+a page that is there."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import sys
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import httpx2
+
+from pbm.config import Config, DatabaseConfig, MailConfig
+from pbm.store.engine import init_db
+from pbm.usecases.site import Site
+from pbm.web.app import create_app
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "scripts"))
+from bench_store import fill, playout
+
+SECRET = "crawl-secret-0123456789"
+ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")  # an email address (CSS's @media is none)
+
+
+def test_no_page_of_a_10000_game_site_shows_an_address_or_a_token(tmp_path: Path) -> None:
+    asyncio.run(crawl(tmp_path))
+
+
+async def crawl(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'pbm.sqlite3'}"
+    db = init_db(url)
+    rng = random.Random(7)
+    pool = [playout(rng, "standard" if i % 4 else "pari", 60) for i in range(12)]
+    counts = fill(db, 10_000, players=500, pool=pool, seed=7)
+    assert counts["games"] == 10_000
+    config = Config(
+        database=DatabaseConfig(url=url), mail=MailConfig(address="pbm@games.test", secret=SECRET)
+    )
+    # In the test's own event loop (no thread a request, as the test client has: a
+    # crawl of some 15,000 pages takes seconds, not minutes).
+    transport = httpx2.ASGITransport(app=create_app(Site(db, config)))
+    web = httpx2.AsyncClient(transport=transport, base_url="http://site.test")
+    seen: set[str] = set()
+    todo = ["/"]
+    boards = 0
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        got = await web.get(path)
+        assert got.status_code == 200, path
+        text = got.text
+        assert ADDRESS.search(text) is None, path
+        assert "pbm+" not in text and SECRET not in text, path
+        if not got.headers["content-type"].startswith("text/html"):
+            continue
+        for link in re.findall(r'(?:href|src)="([^"#]+)"', text):
+            target = urljoin(path, link.replace("&amp;", "&"))
+            if urlsplit(target).netloc or target in seen:
+                continue
+            number = re.match(r"/boards/(\d+)(/|$)", target)
+            if number and re.search(r"/(picture/|ply/)|\?seat", target):
+                if int(number.group(1)) % 100:
+                    continue  # every position from either side: every hundredth board's
+            elif number and re.search(r"/(record\.|feed)", target) and int(number.group(1)) % 10:
+                continue  # its records and feed: every tenth board's
+            todo.append(target)
+        boards += bool(re.fullmatch(r"/boards/\d+", path))
+    await web.aclose()
+    db.close()
+    assert boards == 10_000  # every board is reached from the lists
+    assert len(seen) > 15_000
