@@ -33,6 +33,7 @@ from pbm.usecases import pages, records
 from pbm.usecases.boardmail import board_view
 from pbm.usecases.pages import NotShown
 from pbm.usecases.site import Site
+from pbm.usecases.text import fmt_time
 from pbm.usecases.world import Board
 
 STATIC = Path(__file__).parent / "static"
@@ -62,8 +63,7 @@ def create_app(site: Site) -> ASGIApp:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    templates.globals["when"] = _when
-    templates.globals["number"] = _move_number
+    templates.globals["when"] = fmt_time  # as mail shows a moment
     views = _Views(site, templates)
     app = Starlette(
         routes=[
@@ -124,14 +124,6 @@ class _Guard:
             await response(scope, receive, secured)
             return
         await self.app(scope, receive, secured)
-
-
-def _when(moment: datetime | None) -> str:
-    return "-" if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
-
-
-def _move_number(board: Board, ply: int) -> int:
-    return board.move_number(ply)
 
 
 class _Views:
