@@ -21,13 +21,13 @@ from pbm.usecases.accounts import USERID
 from pbm.usecases.queries import BoardSummary, RatingLine, rating_lines, summaries_of
 from pbm.usecases.refusals import UnknownBoard
 from pbm.usecases.site import Site
+from pbm.usecases.weblinks import SHOWN, shown
 from pbm.usecases.world import GAMES, MOVES, PLAYERS, Board, World
 
 PAGE_SIZE = 50
 FEED_SIZE = 50
 # Board numbers past this are no board (and would overflow a database integer).
 MAX_NUMBER = 2**31 - 1
-SHOWN = ("active", "finished")
 
 
 class NotShown(LookupError):
@@ -76,13 +76,8 @@ class FeedEntry:
     at: datetime
 
 
-def _public(board: Board) -> bool:
-    """A board anyone may see: in play or played to its end (a challenge never accepted,
-    a board cancelled before its first move: not)."""
-    return board.status in SHOWN or (board.status == "cancelled" and board.ply > 0)
-
-
 def _shown() -> sa.ColumnElement[bool]:
+    """``shown`` as SQL."""
     return sa.or_(
         GAMES.c.status.in_(SHOWN), sa.and_(GAMES.c.status == "cancelled", GAMES.c.ply > 0)
     )
@@ -95,10 +90,15 @@ def _newest_first() -> list[sa.ColumnElement[object]]:
 def stamp(site: Site, number: int) -> str | None:
     """What a board's page is made from (its version), None if it is not shown: the
     one read a revalidation costs."""
+    with site.db.read() as s:
+        return _version(s, number)
+
+
+def _version(session: Session, number: int) -> str | None:
     if not 0 < number <= MAX_NUMBER:
         return None
-    with site.db.read() as s:
-        row = s.execute(sa.select(GAMES.c.version).where(GAMES.c.board == number, _shown())).first()
+    query = sa.select(GAMES.c.version).where(GAMES.c.board == number, _shown())
+    row = session.execute(query).first()
     return None if row is None else str(row.version)
 
 
@@ -128,7 +128,7 @@ def board(site: Site, number: int) -> Board:
             found = World(s, site.config, site.clock()).board(number)
         except UnknownBoard:
             raise NotShown(number) from None
-    if not _public(found):
+    if not shown(found):
         raise NotShown(number)
     return found
 
@@ -261,7 +261,9 @@ def archive(
     if until is not None:
         stmt = stmt.where(GAMES.c.ended_at < until)
     stmt = (
-        stmt.order_by(GAMES.c.ended_at.desc().nulls_last(), GAMES.c.board.desc())
+        # A finished game always has its end (migration 0003 filled in the old ones):
+        # no NULLs to place, so the index gives the order.
+        stmt.order_by(GAMES.c.ended_at.desc(), GAMES.c.board.desc())
         .offset((max(page, 1) - 1) * PAGE_SIZE)
         .limit(PAGE_SIZE + 1)
     )
@@ -282,7 +284,7 @@ def feed(site: Site, number: int | None = None, userid: str | None = None) -> li
     )
     with site.db.read() as s:
         if number is not None:
-            if stamp(site, number) is None:
+            if _version(s, number) is None:
                 raise NotShown(number)
             stmt = stmt.where(MOVES.c.board == number)
         if userid is not None:

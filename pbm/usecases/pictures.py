@@ -11,7 +11,6 @@ says which picture (``Reply.picture``); the mail side draws it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
 from dataclasses import replace
 
 from pbm import games
@@ -19,19 +18,17 @@ from pbm.games import picture
 from pbm.replies import Picture, Reply
 from pbm.usecases.boardmail import board_view, ending
 from pbm.usecases.readers import FOLLOW
-from pbm.usecases.refusals import UnknownBoard
-from pbm.usecases.world import Board, World
+from pbm.usecases.world import BoardOf, World
 
 
-def pictured(world: World, reply: Reply, decided: Mapping[int, Board]) -> Reply:
+def pictured(world: World, reply: Reply, board_of: BoardOf) -> Reply:
     """``reply`` with the picture of its board for its reader, unless he reads plain text
     or the game draws none. Call after ``readers.addressed`` (it names the reader).
-    ``decided``: the boards as the decision left them (the world holds them as before)."""
+    ``board_of``: the boards as the reply shows them."""
     if reply.board is None or reply.picture is not None or reply.attachments:
         return reply
-    try:
-        board = decided.get(reply.board) or world.board(reply.board)
-    except UnknownBoard:
+    board = board_of(reply.board)
+    if board is None:
         return reply
     reader = board.people.get(reply.reply_as or "")
     if reader is not None and reader.format == "text":

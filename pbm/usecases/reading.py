@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from pbm import ratings as elo
-from pbm.games import move_number, record_formats
+from pbm.games import move_number
 from pbm.replies import Attachment, Reply
 from pbm.usecases.auth import Actor
 from pbm.usecases.boardmail import board_subject, board_view, follows, render_board_mail
 from pbm.usecases.queries import rating_lines, summaries
 from pbm.usecases.readers import reader_on
-from pbm.usecases.records import FORMATS, record_in
+from pbm.usecases.records import formats_of, media_type, record_in
 from pbm.usecases.refusals import BadRequest
 from pbm.usecases.text import wrap
 from pbm.usecases.unit import Decision
@@ -131,9 +131,6 @@ class LegalMoves:
 
 
 # The MIME types of record files, by their ending (PGN: the type chess software reads).
-_TYPES = {"txt": "text/plain", "json": "application/json", "pgn": "application/x-chess-pgn"}
-
-
 @dataclass(frozen=True)
 class Records:
     """The board's record in every format its game has, attached to a mail to ``to``."""
@@ -144,10 +141,10 @@ class Records:
     def decide(self, world: World, actor: Actor | None) -> Decision:
         board = world.board(self.board)
         files = []
-        for fmt in (*FORMATS, *(f.name for f in record_formats(board.rules))):
+        for fmt in formats_of(board):
             text, suffix = record_in(board, fmt, world.config.mail.address)
             name = f"{board.game}-board-{board.number}.{suffix}"
-            files.append(Attachment(name, _TYPES.get(suffix, "text/plain"), text))
+            files.append(Attachment(name, media_type(suffix), text))
         view = board_view(board, world.now)
         state = f"result {board.result}" if board.result else f"{len(view.moves)} turns so far"
         body = "\n".join(

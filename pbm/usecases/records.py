@@ -18,6 +18,8 @@ from pbm.games import GameRecord, RecordedMove
 from pbm.usecases.world import Board
 
 FORMATS = ("text", "json")
+# The media type of a record file, by its ending (a game's own: plain text unless named).
+MEDIA_TYPES = {"txt": "text/plain", "json": "application/json", "pgn": "application/x-chess-pgn"}
 
 
 class NoRecordFormat(ValueError):
@@ -32,6 +34,16 @@ def formats() -> tuple[str, ...]:
     """Every record format: text and JSON for every game, then the games' own."""
     own = {f.name for name in games.names() for f in games.record_formats(games.get(name))}
     return FORMATS + tuple(sorted(own - set(FORMATS)))
+
+
+def formats_of(board: Board) -> tuple[str, ...]:
+    """The record formats of ``board``: text and JSON, then its game's own."""
+    return (*FORMATS, *(f.name for f in games.record_formats(board.rules)))
+
+
+def media_type(suffix: str) -> str:
+    """The media type of a record file ending in ``suffix``."""
+    return MEDIA_TYPES.get(suffix, "text/plain")
 
 
 def _date(value: datetime | None) -> str:

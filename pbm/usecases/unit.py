@@ -47,12 +47,13 @@ from pbm.usecases.refusals import (
     BoardChanged,
     LockedOut,
     Refused,
+    UnknownBoard,
     WrongPassword,
 )
 from pbm.usecases.site import Site
 from pbm.usecases.threads import threaded
 from pbm.usecases.weblinks import linked
-from pbm.usecases.world import Key, World
+from pbm.usecases.world import Board, BoardOf, Key, World
 
 ATTEMPTS = 3  # decisions of one command, before it is refused as too contended
 
@@ -313,13 +314,10 @@ def _write_one(site: Site, session: Session, item: Decided, world: World) -> Out
                     change.save(session)
                 _forget_replaced_passwords(site, decision.changes)
                 replies = tuple(decision.replies)
-            # A picture shows a board as the decision left it, not as the world read it.
-            decided = {
-                c.after.number: c.after for c in decision.changes if isinstance(c, BoardChange)
-            }
+            board_of = _boards_as_decided(world, decision.changes)
             replies = tuple(
                 pictured(
-                    world, linked(world, threaded(world, addressed(world, r)), decided), decided
+                    world, linked(world, threaded(world, addressed(world, r)), board_of), board_of
                 )
                 for r in _threaded(replies, request)
             )
@@ -332,6 +330,22 @@ def _write_one(site: Site, session: Session, item: Decided, world: World) -> Out
     except _Undo:
         pass
     return outcome
+
+
+def _boards_as_decided(world: World, changes: Sequence[Change]) -> BoardOf:
+    """The boards replies show (their picture, their page): as the decision left them,
+    the others as the world read them."""
+    decided = {c.after.number: c.after for c in changes if isinstance(c, BoardChange)}
+
+    def board_of(number: int) -> Board | None:
+        if number in decided:
+            return decided[number]
+        try:
+            return world.board(number)
+        except UnknownBoard:
+            return None
+
+    return board_of
 
 
 def _no_guess_past_the_lockout(world: World, item: Decided) -> None:

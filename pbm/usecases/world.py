@@ -14,7 +14,7 @@ changed since.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -281,6 +281,9 @@ class Board:
         """When the player to move got the move: his clock runs from here."""
         return self.clock_since or self.last_move_at or self.created_at
 
+
+# A board by its number as a reply shows it (``unit``: as the decision left it); None: none.
+BoardOf = Callable[[int], "Board | None"]
 
 # The columns of a board's row, as ``Board`` fields (the row's key is ``number``).
 ROW_FIELDS: tuple[str, ...] = tuple("number" if c.name == "board" else c.name for c in GAMES.c)

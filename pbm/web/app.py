@@ -34,7 +34,6 @@ from pbm.usecases.boardmail import board_view
 from pbm.usecases.pages import NotShown
 from pbm.usecases.site import Site
 from pbm.usecases.text import fmt_time
-from pbm.usecases.world import Board
 
 STATIC = Path(__file__).parent / "static"
 # RFC 9110 9.3: only the safe methods are served; the site changes nothing.
@@ -47,11 +46,6 @@ SECURITY_HEADERS = {
     "x-content-type-options": "nosniff",
     "referrer-policy": "same-origin",
     "x-frame-options": "DENY",
-}
-MEDIA = {
-    "txt": "text/plain; charset=utf-8",
-    "json": "application/json",
-    "pgn": "application/x-chess-pgn",
 }
 
 
@@ -176,10 +170,9 @@ class _Views:
         return self._cached(request, made_of, lambda: self._board_page(number, ply, seat))
 
     def _board_page(self, number: int, ply: int | None, seat: int) -> Response:
-        board = self._board(number)
+        board = pages.board(self.site, number)
         ply = board.ply if ply is None else ply
         pages.position_at(board, ply)  # a ply past the end is no page
-        formats = [f for f in records.formats() if _has_format(board, f)]
         view = board_view(board, self.site.clock())
         return self.page(
             "board.html",
@@ -187,13 +180,13 @@ class _Views:
             view=view,
             ply=ply,
             seat=seat,
-            formats=[(f, records.suffix_of(board.game, f)) for f in formats],
+            formats=[(f, records.suffix_of(board.game, f)) for f in records.formats_of(board)],
             title=board.title(),
             seat_names=board.rules.seat_names,
         )
 
     async def picture(self, request: Request) -> Response:
-        board = self._board(request.path_params["number"])
+        board = pages.board(self.site, request.path_params["number"])
         ply, seat = request.path_params["ply"], request.path_params["seat"]
         if seat not in (0, 1):
             raise NotShown(seat)
@@ -208,18 +201,19 @@ class _Views:
         )
 
     async def record(self, request: Request) -> Response:
-        board = self._board(request.path_params["number"])
+        board = pages.board(self.site, request.path_params["number"])
         suffix = request.path_params["suffix"]
         fmt = next(
-            (f for f in records.formats() if records.suffix_of(board.game, f) == suffix), None
+            (f for f in records.formats_of(board) if records.suffix_of(board.game, f) == suffix),
+            None,
         )
-        if fmt is None or not _has_format(board, fmt):
+        if fmt is None:
             raise NotShown(suffix)
         text, ending = records.record_in(board, fmt, self._site_name())
         name = f"{board.game}-{board.number}.{ending}"
         return Response(
             text,
-            media_type=MEDIA.get(ending, "text/plain; charset=utf-8"),
+            media_type=records.media_type(ending),
             headers={"content-disposition": f'attachment; filename="{name}"'},
         )
 
@@ -256,7 +250,7 @@ class _Views:
 
     async def board_feed(self, request: Request) -> Response:
         number = request.path_params["number"]
-        board = self._board(number)
+        board = pages.board(self.site, number)
         entries = pages.feed(self.site, number=number)
         return self._feed(request, f"/boards/{number}/feed", board.title(), entries)
 
@@ -284,18 +278,11 @@ class _Views:
         )
         return Response(xml, media_type="application/atom+xml")
 
-    def _board(self, number: int) -> Board:
-        return pages.board(self.site, number)
-
     def _site_name(self) -> str:
         """The site as records name it: its web address, else its mail domain (never an
         address: the site shows none)."""
         base = self.site.config.web.base_url
-        return urlsplit(base).netloc or self.site.config.mail.address.rpartition("@")[2]
-
-
-def _has_format(board: Board, fmt: str) -> bool:
-    return fmt in records.FORMATS or games.record_format(board.rules, fmt) is not None
+        return urlsplit(base).netloc or self.site.mail_domain
 
 
 @functools.lru_cache(maxsize=1024)
