@@ -2,7 +2,10 @@
 
 Run by hand: ``.venv/bin/python scripts/bench_pictures.py``. Every position of the two
 published Accasta sample games (standard and Pari) and of a short chess game, from
-both seats; the PNG cache is bypassed, so each one is drawn anew.
+both seats, in the order the games reach them; the cache of whole PNGs is bypassed,
+so each picture is made anew. Accasta is measured twice: laid from its drawn parts,
+as mail makes it (a stack or outline seen before is not drawn again), and drawn
+whole from its SVG, as a game that draws no layers is.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import time
 from pathlib import Path
 
 from pbm import games
-from pbm.mail.pictures import png_of_svg
+from pbm.mail.pictures import png_of_layers, png_of_svg
 from pbm.record import parse_record
 
 DATA = Path(__file__).parent.parent / "tests" / "data"
@@ -36,21 +39,27 @@ def positions() -> list[tuple[str, games.GameState, str]]:
 
 
 def main() -> None:
-    times: dict[str, list[float]] = {"accasta": [], "chess": []}
-    sizes: dict[str, list[int]] = {"accasta": [], "chess": []}
+    times: dict[str, list[float]] = {}
+    sizes: dict[str, list[int]] = {}
     for game, state, last in positions():
         for seat in (0, 1):
-            start = time.perf_counter()
-            svg = games.picture(state, seat, "board", last)
-            assert svg is not None
-            drawn = png_of_svg(svg)
-            times[game].append((time.perf_counter() - start) * 1000)
-            sizes[game].append(len(drawn))
-    for game in times:
-        t, s = sorted(times[game]), sizes[game]
+            layered = games.layers(state, seat, "board", last) is not None
+            for whole in (False, True) if layered else (True,):
+                start = time.perf_counter()
+                layers = None if whole else games.layers(state, seat, "board", last)
+                if layers is not None:
+                    drawn, how = png_of_layers(layers), f"{game} laid from parts"
+                else:
+                    svg = games.picture(state, seat, "board", last)
+                    assert svg is not None
+                    drawn, how = png_of_svg(svg), f"{game} drawn whole"
+                times.setdefault(how, []).append((time.perf_counter() - start) * 1000)
+                sizes.setdefault(how, []).append(len(drawn))
+    for how in times:
+        t, s = sorted(times[how]), sizes[how]
         p95 = t[int(len(t) * 0.95) - 1]
         print(
-            f"{game}: {len(t)} pictures; SVG+PNG median {statistics.median(t):.1f} ms, "
+            f"{how}: {len(t)} pictures; SVG+PNG median {statistics.median(t):.1f} ms, "
             f"p95 {p95:.1f} ms; PNG median {statistics.median(s) / 1000:.1f} KB, "
             f"largest {max(s) / 1000:.1f} KB"
         )

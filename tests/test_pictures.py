@@ -34,6 +34,11 @@ def positions(name: str) -> list[tuple[AccastaState, str]]:
     return out
 
 
+def translation(group: ET.Element) -> tuple[int, int]:
+    x, y = group.attrib["transform"].removeprefix("translate(").rstrip(")").split()
+    return int(x), int(y)
+
+
 def centre_of(polygon: ET.Element) -> tuple[float, float]:
     points = [tuple(map(float, p.split(","))) for p in polygon.attrib["points"].split()]
     return sum(x for x, _ in points) / 6, sum(y for _, y in points) / 6
@@ -55,20 +60,30 @@ def test_every_sample_position_is_drawn_where_the_position_says(name: str, seat:
             assert abs(x - ex) < 0.5 and abs(y - ey) < 0.5
             owner = next((o for o in (0, 1) if INDEX[name_] in CASTLES[o]), None)
             assert cell.attrib["data-castle"] == {0: "white", 1: "black", None: ""}[owner]
-            assert (cell.attrib["data-last"] == "yes") == (name_ in last)
-        drawn = {g.attrib["data-cell"]: g for g in root.findall("svg:g[@class='stack']", NS)}
-        board = state.position.board
-        assert {CELLS[k]: s for k, s in enumerate(board) if s} == {
-            c: g.attrib["data-stack"] for c, g in drawn.items()
+        # What stands on a cell: put at the cell's centre, outlined if the last move
+        # touched it, its stack as the position says.
+        spots = {g.attrib["data-cell"]: g for g in root.findall("svg:g[@class='spot']", NS)}
+        for cell_name, spot in spots.items():
+            assert translation(spot) == cell_centre(INDEX[cell_name], seat)
+            outlined = spot.find("svg:polygon[@class='last']", NS) is not None
+            assert outlined == (spot.attrib["data-last"] == "yes") == (cell_name in last)
+        assert {c for c in spots if spots[c].attrib["data-last"] == "yes"} == {
+            c for c in CELLS if c in last
         }
-        for cell_name, group in drawn.items():
+        board = state.position.board
+        drawn = {c: g.find("svg:g[@class='stack']", NS) for c, g in spots.items()}
+        stacks = {c: g for c, g in drawn.items() if g is not None}
+        assert {CELLS[k]: s for k, s in enumerate(board) if s} == {
+            c: g.attrib["data-stack"] for c, g in stacks.items()
+        }
+        for cell_name, group in stacks.items():
             pieces = group.findall("svg:g[@class='piece']", NS)
             assert "".join(p.attrib["data-piece"] for p in pieces) == board[INDEX[cell_name]]
-            # Bottom to top: each chip above the one before, all inside the cell.
+            # Bottom to top: each chip above the one before, all inside the cell (the
+            # chips are drawn around the cell's centre, where their group is put).
             tops = [float(p.find("svg:rect", NS).attrib["y"]) for p in pieces]  # type: ignore[union-attr]
             assert tops == sorted(tops, reverse=True)
-            _, cy = cell_centre(INDEX[cell_name], seat)
-            assert all(abs(t - cy) < CELL_RADIUS for t in tops)
+            assert all(abs(t) < CELL_RADIUS for t in tops)
             if state.position.pari:
                 assert {p.attrib["data-kind"] for p in pieces} == {"piece"}
 

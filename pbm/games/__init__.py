@@ -27,6 +27,8 @@ from datetime import datetime
 from importlib.metadata import entry_points
 from typing import Protocol
 
+from pbm.games.layers import Layers
+
 ENTRY_POINT_GROUP = "pbm.games"
 
 # How a game ends outside its rules: the shell decides these, for every game.
@@ -340,6 +342,13 @@ def picture(state: GameState, seat: int = 0, alt: str = "", last: str = "") -> s
     ``last``: the last move's notation, for a game that marks it from there (chess
     knows its own); ``alt``: the picture's name for a screen reader."""
     draw: Callable[[int, str, str], str] | None = getattr(state, "picture", None)
+    return draw(seat, alt, last) if draw is not None else None
+
+
+def layers(state: GameState, seat: int = 0, alt: str = "", last: str = "") -> Layers | None:
+    """The same picture as layers (``pbm.games.layers``; the optional ``GameState.layers
+    (seat, alt, last)``), for a game that draws it so; None for one that does not."""
+    draw: Callable[[int, str, str], Layers] | None = getattr(state, "layers", None)
     return draw(seat, alt, last) if draw is not None else None
 
 

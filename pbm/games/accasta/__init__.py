@@ -17,7 +17,7 @@ from pbm.games.accasta.board import CELLS, N_CELLS
 from pbm.games.accasta.diagram import render
 from pbm.games.accasta.help import HELP
 from pbm.games.accasta.notation import parse_turn, turn_to_text
-from pbm.games.accasta.picture import svg
+from pbm.games.accasta.picture import layers
 from pbm.games.accasta.position import (
     CASTLE_WIN_VALUES,
     D4_OPENING_VALUES,
@@ -28,6 +28,7 @@ from pbm.games.accasta.position import (
     first_turn,
     perft,
 )
+from pbm.games.layers import Layers
 
 __all__ = [
     "ACCASTA",
@@ -118,9 +119,13 @@ class AccastaState:
     def picture(self, seat: int = 0, alt: str = "", last: str = "") -> str:
         """The board as an SVG picture from ``seat``, the cells of the ``last`` move (its
         notation) outlined (``Game``'s optional picture)."""
-        pos = self.position
+        return self.layers(seat, alt, last).document()
+
+    def layers(self, seat: int = 0, alt: str = "", last: str = "") -> Layers:
+        """The same picture as layers (``Game``'s optional ``layers``), for a renderer
+        that reuses what positions share."""
         touched = tuple(dict.fromkeys(_CELL_NAMES.findall(last.lower())))
-        return svg(pos.board, seat=seat, last=touched, alt=alt)
+        return layers(self.position.board, seat=seat, last=touched, alt=alt)
 
     def claim_draw(self) -> Outcome:
         raise IllegalMove("Accasta has no draws: a game ends only when one side wins")

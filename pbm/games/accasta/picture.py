@@ -17,13 +17,22 @@ The names and heights are outlines, not text: python-chess's own glyphs for
 a to h and 1 to 8 (``chess.svg.COORDS``), so the picture looks the same
 wherever it is drawn and its renderer needs no font.
 
-Every cell and chip carries ``data-`` attributes (``data-cell``,
-``data-stack``, ``data-piece``), so a test (or a script on a page) can read
-the picture back without looking at it. Pure: a string from values.
+The picture is drawn in layers (``pbm.games.layers``): the empty board
+with its names from a seat, the same for every position, and a sprite for
+each cell with a stack or an outline. Cell centres fall on whole pixels of
+the 480-pixel picture (cells 56 pixels apart in a row, rows 48 apart: the
+hexagons a hair wider than regular), so a sprite drawn once serves every cell
+it stands on, and a renderer lays a new position together from drawn parts.
+
+Every cell, spot and chip carries ``data-`` attributes (``data-cell``,
+``data-last``, ``data-stack``, ``data-piece``), so a test (or a script on a
+page) can read the picture back without looking at it. Pure: strings from
+values.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from xml.sax.saxutils import quoteattr
@@ -31,17 +40,21 @@ from xml.sax.saxutils import quoteattr
 from chess.svg import COORDS as GLYPHS
 
 from pbm.games.accasta.board import CASTLES, CELLS, COORDS, ROW_LENGTHS, ROWS
+from pbm.games.layers import Layers, Sprite
 
-__all__ = ["CELL_RADIUS", "HEIGHT", "WIDTH", "cell_centre", "svg"]
+__all__ = ["CELL_RADIUS", "HEIGHT", "WIDTH", "cell_centre", "layers", "svg"]
 
-CELL_RADIUS = 32.0  # centre to corner of a cell's hexagon
-_STEP_X = math.sqrt(3) * CELL_RADIUS  # from one cell to the next in a row
-_STEP_Y = 1.5 * CELL_RADIUS  # from one row to the next
-_MARGIN = 34.0  # room for the names on the edge
-WIDTH = round(7 * _STEP_X + 2 * _MARGIN)
-HEIGHT = round(6 * _STEP_Y + 2 * CELL_RADIUS + 2 * _MARGIN)
+CELL_RADIUS = 32.0  # centre to corner of a cell's hexagon, the gap to the next included
+_STEP_X = 56  # from one cell to the next in a row (a regular hexagon's would be 55.4)
+_STEP_Y = 48  # from one row to the next
+_MARGIN_X = 44  # room for the names on the edge
+_MARGIN_Y = 34
+WIDTH = 7 * _STEP_X + 2 * _MARGIN_X  # 480: the width a phone shows, drawn 1:1
+HEIGHT = 6 * _STEP_Y + 2 * round(CELL_RADIUS) + 2 * _MARGIN_Y
+_SPOT = 68  # a sprite's square: a cell with its outline and a stack's height beside it
 
 _COLOURS = {
+    "page": "#f6f1e6",
     "board": "#d9c7a0",
     "line": "#7a6a4f",
     "castle": ("#efe4c8", "#b59c72"),  # White's castle light, Black's dark
@@ -53,11 +66,12 @@ _COLOURS = {
 _KINDS = {"s": "shield", "h": "horse", "c": "chariot", "p": "piece"}
 
 
-def cell_centre(cell: int, seat: int = 0) -> tuple[float, float]:
-    """The centre of ``cell`` (an index into ``CELLS``) in the picture from ``seat``."""
+def cell_centre(cell: int, seat: int = 0) -> tuple[int, int]:
+    """The centre of ``cell`` (an index into ``CELLS``) in the picture from ``seat``:
+    whole pixels."""
     x2, row = COORDS[cell]  # doubled columns: 0..12 across, rows 0 (a) .. 6 (g)
-    x = _MARGIN + _STEP_X / 2 + x2 * _STEP_X / 2
-    y = _MARGIN + CELL_RADIUS + (6 - row) * _STEP_Y
+    x = _MARGIN_X + _STEP_X // 2 + x2 * _STEP_X // 2
+    y = _MARGIN_Y + round(CELL_RADIUS) + (6 - row) * _STEP_Y
     if seat == 1:  # turned round: g below, and the rows read right to left
         x, y = WIDTH - x, HEIGHT - y
     return x, y
@@ -93,14 +107,27 @@ def _mark(kind: str, x: float, y: float, size: float, colour: str) -> str:
     return ""
 
 
-def _stack(cell: int, stack: str, seat: int) -> list[str]:
-    """The chips of a stack, bottom to top, centred in its cell."""
-    x, y = cell_centre(cell, seat)
+@functools.lru_cache(maxsize=4096)
+def _spot(stack: str, outlined: bool) -> str:
+    """What stands on a cell, drawn around its centre (0, 0): the last move's outline,
+    then the stack's chips from its bottom to its top."""
+    out = []
+    if outlined:
+        out.append(
+            f'<polygon class="last" points="{_hexagon(0, 0, CELL_RADIUS - 1)}" fill="none" '
+            f'stroke="{_COLOURS["last"]}" stroke-width="3.5"/>'
+        )
+    if stack:
+        out.append(_stack(stack))
+    return "".join(out)
+
+
+def _stack(stack: str) -> str:
     count = len(stack)
     chip_h = min(11.0, 44.0 / count)
     chip_w = 34.0
-    bottom = y + count * chip_h / 2
-    out = [f'<g class="stack" data-cell="{CELLS[cell]}" data-stack={quoteattr(stack)}>']
+    bottom = count * chip_h / 2
+    out = [f'<g class="stack" data-stack={quoteattr(stack)}>']
     for level, piece in enumerate(stack):
         owner = 0 if piece.isupper() else 1
         kind = piece.lower()
@@ -108,16 +135,16 @@ def _stack(cell: int, stack: str, seat: int) -> list[str]:
         out.append(
             f'<g class="piece" data-piece="{piece}" data-level="{level}" '
             f'data-kind="{_KINDS.get(kind, kind)}">'
-            f'<rect x="{x - chip_w / 2:.1f}" y="{top:.1f}" width="{chip_w:.1f}" '
+            f'<rect x="{-chip_w / 2:.1f}" y="{top:.1f}" width="{chip_w:.1f}" '
             f'height="{chip_h - 1:.1f}" rx="3" fill="{_COLOURS["piece"][owner]}" '
             f'stroke="{_COLOURS["line"]}" stroke-width="1"/>'
-            + _mark(kind, x, top + (chip_h - 1) / 2, chip_h - 3, _COLOURS["mark"][owner])
+            + _mark(kind, 0, top + (chip_h - 1) / 2, chip_h - 3, _COLOURS["mark"][owner])
             + "</g>"
         )
     if 1 < count <= 8:  # legal play never stacks more than six
-        out.append(_glyph(str(count), x + chip_w / 2 + 6, bottom - 5, 0.55, "height"))
+        out.append(_glyph(str(count), chip_w / 2 + 6, bottom - 5, 0.55, "height"))
     out.append("</g>")
-    return out
+    return "".join(out)
 
 
 def _glyph(text: str, x: float, y: float, scale: float, kind: str) -> str:
@@ -166,40 +193,62 @@ def _number_spots() -> list[tuple[int, str, float, float]]:
     return spots
 
 
-def svg(board: Sequence[str], *, seat: int = 0, last: Sequence[str] = (), alt: str = "") -> str:
-    """The board as an SVG document seen from ``seat`` (0 White, 1 Black).
+@functools.cache
+def _backdrop(seat: int) -> str:
+    """The empty board from ``seat``: the page, the 37 cells (castles tinted), the names."""
+    parts = [f'<rect width="{WIDTH}" height="{HEIGHT}" fill="{_COLOURS["page"]}"/>']
+    for cell, name in enumerate(CELLS):
+        x, y = cell_centre(cell, seat)
+        fill, castle = _COLOURS["board"], ""
+        for owner in (0, 1):
+            if cell in CASTLES[owner]:
+                fill, castle = _COLOURS["castle"][owner], ("white" if owner == 0 else "black")
+        parts.append(
+            f'<polygon class="cell" data-cell="{name}" data-castle="{castle}" '
+            f'points="{_hexagon(x, y, CELL_RADIUS - 1)}" fill="{fill}" '
+            f'stroke="{_COLOURS["line"]}" stroke-width="1.2"/>'
+        )
+    parts.extend(_labels(seat))
+    return "\n".join(parts)
+
+
+@functools.cache
+def _swatch(seat: int) -> tuple[Sprite, ...]:
+    """Every kind of chip, outlined, on a cell of each castle and of the open board."""
+    cells = (min(CASTLES[0]), min(CASTLES[1]), CELLS.index("d4"))
+    return tuple(Sprite(*cell_centre(c, seat), _SPOT, _spot("SHCshc", True)) for c in cells)
+
+
+def layers(
+    board: Sequence[str], *, seat: int = 0, last: Sequence[str] = (), alt: str = ""
+) -> Layers:
+    """The board seen from ``seat`` (0 White, 1 Black), as layers.
 
     ``board``: the stacks by cell, bottom to top (``SHC`` White's, ``shc``
     Black's, ``P``/``p`` Pari's); ``last``: the cells the last move touched;
     ``alt``: the title a screen reader says.
     """
     touched = set(last)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" data-seat="{seat}">',
-        f"<title>{_escape(alt or 'Accasta board')}</title>",
-        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#f6f1e6"/>',
-    ]
+    sprites = []
     for cell, name in enumerate(CELLS):
-        x, y = cell_centre(cell, seat)
-        fill = _COLOURS["board"]
-        castle = ""
-        for owner in (0, 1):
-            if cell in CASTLES[owner]:
-                fill, castle = _COLOURS["castle"][owner], ("white" if owner == 0 else "black")
-        stroke, width = (_COLOURS["last"], 3.5) if name in touched else (_COLOURS["line"], 1.2)
-        parts.append(
-            f'<polygon class="cell" data-cell="{name}" data-castle="{castle}" '
-            f'data-last="{"yes" if name in touched else "no"}" '
-            f'points="{_hexagon(x, y, CELL_RADIUS - 1)}" fill="{fill}" stroke="{stroke}" '
-            f'stroke-width="{width}"/>'
-        )
-    for cell, stack in enumerate(board):
-        if stack:
-            parts.extend(_stack(cell, stack, seat))
-    parts.extend(_labels(seat))
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+        stack, outlined = board[cell], name in touched
+        if stack or outlined:
+            x, y = cell_centre(cell, seat)
+            attributes = (
+                f'class="spot" data-cell="{name}" data-last="{"yes" if outlined else "no"}"'
+            )
+            sprites.append(Sprite(x, y, _SPOT, _spot(stack, outlined), attributes))
+    opening = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" data-seat="{seat}">'
+    )
+    title = _escape(alt or "Accasta board")
+    return Layers(WIDTH, HEIGHT, opening, title, _backdrop(seat), tuple(sprites), _swatch(seat))
+
+
+def svg(board: Sequence[str], *, seat: int = 0, last: Sequence[str] = (), alt: str = "") -> str:
+    """The board as one SVG document seen from ``seat`` (see ``layers``)."""
+    return layers(board, seat=seat, last=last, alt=alt).document()
 
 
 def _escape(text: str) -> str:
