@@ -14,8 +14,12 @@ import os
 import secrets
 import tomllib
 from dataclasses import dataclass, field, fields, replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
+
+from pbm.timecontrol import BadTimeControl, TimeControl
+from pbm.timecontrol import parse as parse_time_control
 
 DEFAULT_CONFIG_PATH = "pbm.toml"
 # Where a config file is looked for when none is named, in order.
@@ -92,6 +96,24 @@ class ClockConfig:
     nag_days: int = 7
     forfeit_days: int = 21
     vacation_days_per_year: int = 30
+    # A new board's time control (``pbm.timecontrol``); "": classic with the days above.
+    time_control: str = ""
+    # A time bank's reminders: the hours left at which one is sent, once each.
+    reminder_hours: str = "24, 1"
+    # A player whose time runs out spends a vacation day of his own, while he has any.
+    spend_vacation: bool = True
+
+    @property
+    def reminders(self) -> tuple[timedelta, ...]:
+        """``reminder_hours`` as times, the largest first."""
+        hours = (h.strip() for h in self.reminder_hours.split(","))
+        return tuple(sorted((timedelta(hours=float(h)) for h in hours if h), reverse=True))
+
+    def default_control(self) -> TimeControl:
+        """A new board's time control when the challenge names none."""
+        if self.time_control.strip():
+            return parse_time_control(self.time_control)
+        return TimeControl.classic(self.nag_days, self.forfeit_days)
 
 
 @dataclass(frozen=True)
@@ -253,6 +275,19 @@ def from_mapping(
     for key in ("keep_raw_days",):
         if getattr(sections["server"], key) < 0:
             raise ConfigError(f"server.{key} must be 0 or more")
+    clock = sections["clock"]
+    try:
+        clock.default_control()
+    except BadTimeControl as exc:
+        raise ConfigError(f"clock.time_control: {exc}") from None
+    try:
+        if any(r <= timedelta(0) for r in clock.reminders):
+            raise ValueError
+    except ValueError:
+        raise ConfigError(
+            "clock.reminder_hours must be hours above 0, like "
+            f'"24, 1", not {clock.reminder_hours!r}'
+        ) from None
     if sections["server"].inbox_workers < 0:
         raise ConfigError(
             f"server.inbox_workers must be 0 or more, not {sections['server'].inbox_workers}"

@@ -35,6 +35,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 __all__ = [
     "FORMS",
+    "REMINDERS",
     "BadTimeControl",
     "Clock",
     "Kind",
@@ -42,7 +43,9 @@ __all__ = [
     "counted",
     "due_at",
     "duration_words",
+    "ends_at",
     "parse",
+    "running_time",
     "weekends",
 ]
 
@@ -50,6 +53,9 @@ Stop = tuple[datetime, datetime]
 T = TypeVar("T")
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
+
+# Reminders of a time bank: when the time left falls under a day, and under an hour.
+REMINDERS = (24 * HOUR, HOUR)
 
 # What a player may write, as the refusal of a bad spec shows it.
 FORMS = (
@@ -115,6 +121,17 @@ class TimeControl:
 
     def __str__(self) -> str:
         return self.spec
+
+    @property
+    def pgn(self) -> str:
+        """The control as PGN's TimeControl tag writes it (PGN standard 9.6.1): a move
+        within S seconds ``1/S``, a bank ``S+I``, M moves in S seconds ``M/S``."""
+        start, increment = int(self.start.total_seconds()), int(self.increment.total_seconds())
+        if self.kind is Kind.FISCHER:
+            return f"{start}+{increment}"
+        if self.kind is Kind.ICCF:
+            return f"{self.moves}/{increment}"
+        return f"1/{start}"
 
     def after_move(self, left: timedelta, moves_made: int) -> timedelta:
         """The mover's time once his ``moves_made``-th move is played, with ``left``
@@ -267,18 +284,12 @@ def _same_kind(moment: datetime, naive: bool) -> datetime:
     return utc.replace(tzinfo=None) if naive else utc
 
 
-def counted(
-    control: TimeControl, since: datetime, until: datetime, stops: Iterable[Stop] = ()
-) -> timedelta:
-    """The time a clock ran from ``since`` to ``until``: not the stops, nor the weekends
-    under ``weekends off`` (never negative)."""
+def running_time(since: datetime, until: datetime, stops: Iterable[Stop] = ()) -> timedelta:
+    """Calendar time from ``since`` to ``until`` minus the stops (never negative)."""
     if until <= since:
         return timedelta(0)
-    every = list(stops)
-    if control.weekends_off:
-        every += weekends(control.timezone, since, until)
     total = until - since
-    for start, end in merge(every):
+    for start, end in merge(stops):
         lo, hi = max(start, since), min(end, until)
         if hi > lo:
             total -= hi - lo
@@ -286,24 +297,46 @@ def counted(
 
 
 def due_at(
-    control: TimeControl, since: datetime, amount: timedelta, stops: Iterable[Stop] = ()
+    since: datetime, amount: timedelta, stops: Iterable[Stop] = (), *, at_a_stop: bool = False
 ) -> datetime:
-    """The first moment at which a clock started at ``since`` has run ``amount``."""
-    given = list(stops)
-    # Weekends take at most 2 days of 7: within amount * 7/5 + a week, the clock has run
-    # ``amount`` apart from the given stops, so look that far past their end.
-    reach = since + amount * 2 + 8 * DAY + sum((e - s for s, e in merge(given)), timedelta(0))
-    every = given + (weekends(control.timezone, since, reach) if control.weekends_off else [])
+    """The first moment at which ``running_time(since, t, stops) >= amount``; with
+    ``at_a_stop``, a stop that begins just then puts it off to the stop's end (a time
+    bank that runs out as a vacation day begins has not run out)."""
     t, left = since, amount
-    for start, end in merge(every):
+    for start, end in merge(stops):
         if end <= t:
             continue
         if start > t:
-            if start - t >= left:
+            if start - t > left or (start - t == left and not at_a_stop):
                 return t + left
             left -= start - t
         t = end
     return t + left
+
+
+def counted(
+    control: TimeControl, since: datetime, until: datetime, stops: Iterable[Stop] = ()
+) -> timedelta:
+    """The time a clock of ``control`` ran from ``since`` to ``until``: not the stops,
+    nor the weekends under ``weekends off`` (never negative)."""
+    every = list(stops)
+    if control.weekends_off and until > since:
+        every += weekends(control.timezone, since, until)
+    return running_time(since, until, every)
+
+
+def ends_at(
+    control: TimeControl, since: datetime, amount: timedelta, stops: Iterable[Stop] = ()
+) -> datetime:
+    """The first moment at which a clock of ``control`` started at ``since`` has run
+    ``amount``."""
+    given = list(stops)
+    if control.weekends_off:
+        # Weekends take at most 2 days of 7: within amount * 7/5 + a week, the clock has
+        # run ``amount`` apart from the given stops, so look that far past their end.
+        reach = since + amount * 2 + 8 * DAY + sum((e - s for s, e in merge(given)), timedelta(0))
+        given += weekends(control.timezone, since, reach)
+    return due_at(since, amount, given, at_a_stop=True)
 
 
 # -- a board's clock --
@@ -338,7 +371,7 @@ class Clock:
 
     def runs_out_at(self, to_move: int, stops: Sequence[Stop] = ()) -> datetime:
         """When the player to move runs out of time, unless he moves (or more stops come)."""
-        return due_at(self.control, self.turn_began, self.left[to_move], stops)
+        return ends_at(self.control, self.turn_began, self.left[to_move], stops)
 
     def moved(self, seat: int, now: datetime, stops: Sequence[Stop] = ()) -> Clock:
         """The clock after ``seat`` moved at ``now``: his time less what the move took,

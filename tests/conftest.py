@@ -107,6 +107,7 @@ def postgres_url() -> Iterator[str]:
 _EMPTY_ORDER = (
     "queued_moves",
     "vacations",
+    "vacation_grants",
     "clock_pauses",
     "moves",
     "subscriptions",
@@ -127,6 +128,7 @@ _SERIALS = (
     ("ratings", "id"),
     ("queued_moves", "id"),
     ("vacations", "id"),
+    ("vacation_grants", "id"),
     ("clock_pauses", "id"),
     ("inbox", "id"),
     ("outbox", "id"),

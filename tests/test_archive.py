@@ -111,6 +111,7 @@ def test_text_record_tags_moves_comments_and_result(
         '[Ended "2025.03.07"]\n'
         '[Result "1-0"]\n'
         '[Termination "resign"]\n'
+        '[TimeControl "classic 7/21"]\n'
         '[Option "castle_win=immediate d4_opening=allowed"]\n'
         "\n"
         # Accasta numbers every turn, as its board mails and #N do.
@@ -170,7 +171,8 @@ def test_a_game_resigned_before_any_move(site: Site, db: Database, out: Path) ->
     [done] = archive_all(site, out)
     text = done.path.read_text(encoding="utf-8")
     assert text.endswith(
-        '[Termination "resign"]\n[Option "castle_win=immediate d4_opening=allowed"]\n\n0-1\n'
+        '[Termination "resign"]\n[TimeControl "classic 7/21"]\n'
+        '[Option "castle_win=immediate d4_opening=allowed"]\n\n0-1\n'
     )
     assert replay(parse_record(text)).result == "0-1"
 
@@ -290,7 +292,7 @@ def test_a_game_still_going_has_an_open_record(site: Site) -> None:
     moves = random_moves(7, 3)
     play(site, board, moves, comments={1: "thinking"})
     text = records.record_text(queries.board(site, board))
-    assert '[Result "*"]\n[Termination ""]\n' in text
+    assert '[Result "*"]\n[Termination ""]\n[TimeControl "classic 7/21"]\n' in text
     assert text.endswith(f"1. {moves[0]} 2. {moves[1]} {{thinking}}\n3. {moves[2]}\n*\n")
     record = parse_record(text)
     assert record.result is None
@@ -307,6 +309,7 @@ def test_a_drawn_game_record_replays_as_a_draw(site: Site, clock: Clock) -> None
     drawn = finish(queries.board(site, board), Outcome(None, AGREEMENT), clock.now)
     text = records.record_text(drawn)
     assert '[Result "1/2-1/2"]\n[Termination "agreement"]\n' in text
+    assert '[TimeControl "classic 7/21"]' in text
     assert text.endswith(f"1. {moves[0]} 2. {moves[1]}\n1/2-1/2\n")
     record = parse_record(text)
     assert record.result == "1/2-1/2"

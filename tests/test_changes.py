@@ -88,6 +88,9 @@ def new_board(number: int = 1, **kw: object) -> Board:
         "black_rating_after": None,
         "draw_offer_by": None,
         "challenger": None,
+        "time_control": "classic 7/21",
+        "clock": None,
+        "timer_at": None,
     }
     values.update(kw)
     return Board(**values)  # type: ignore[arg-type]
@@ -138,8 +141,11 @@ def board(players: Database) -> Board:
 
 
 def row_of(b: Board) -> Board:
-    """The board without what is loaded around it, to compare the row alone."""
-    return replace(b, moves=(), followers=(), queue=(), people={}, vacations=(), pauses=())
+    """The board without what is loaded around it, to compare the row alone (its
+    ``timer_at`` is the clock's, checked on its own)."""
+    return replace(
+        b, moves=(), followers=(), queue=(), people={}, vacations=(), pauses=(), timer_at=None
+    )
 
 
 # ---------------------------------------------------------------- boards
@@ -160,6 +166,7 @@ def test_a_new_board_is_inserted_with_what_goes_with_it(players: Database) -> No
     save(players, change)
     got = load(players)
     assert row_of(got) == row_of(b)  # version 0, every column as given
+    assert got.timer_at == b.clock_start + timedelta(days=7)  # the first reminder
     assert got.moves == b.moves
     assert {(f.userid, f.email) for f in got.followers} == {
         ("carol", None),

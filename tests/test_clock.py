@@ -470,3 +470,21 @@ def test_mail_from_a_simulated_future_goes_out_at_once(
     assert all(
         o.next_attempt_at is not None and before <= o.next_attempt_at < future for o in finals
     )
+
+
+def test_pbm_game_create_with_a_time_control_then_pbm_tick_with_now(
+    db: Database, cli: Any, site: Site
+) -> None:
+    """The admin's way to a board with a time bank, and ``pbm tick --now`` at its end: the
+    player out of time spends a vacation day of his (the site's default) and plays on."""
+    started = datetime.now(UTC)
+    board = int(cli("game", "create", "accasta", "alice", "bob", "--time", "days 2").output)
+    assert game(db, board).time_control == "days 2"
+    bad = cli("game", "create", "accasta", "alice", "bob", "--time", "days 99", ok=False)
+    assert bad.exit_code != 0 and "fischer 10d+36h max 10d" in bad.output
+    late = (started + timedelta(days=2, minutes=1)).isoformat(timespec="seconds")
+    assert cli("tick", "--now", late).output.startswith("1 board(s) acted on")
+    assert game(db, board).status == "active"
+    assert "a vacation day of his is spent" in flat(outbox(db)[-1].body)
+    granted = cli("player", "vacation", "alice", "--grant", "3").output
+    assert "3 vacation days more for" in granted and "were given to you" in granted

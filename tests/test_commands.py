@@ -249,7 +249,7 @@ def test_a_mate_sign_and_a_separate_guard() -> None:
         (
             "vacation bob pw 3 days",
             "'days' is left over after the command.\n"
-            "vacation needs: vacation USERID PASSWORD DAYS|off",
+            "vacation needs: vacation USERID PASSWORD DAYS|off|status",
         ),
         (
             "accasta move 12 bob pw a1:C-d1, H-b1",
@@ -337,12 +337,13 @@ def test_board_must_be_a_positive_number(board: str) -> None:
         ("games", "USERID is missing.\ngames needs: games USERID"),
         (
             "vacation bob pw 0",
-            "DAYS must be at least 1 (or off).\nvacation needs: vacation USERID PASSWORD DAYS|off",
+            "DAYS must be at least 1 (or off, or status).\n"
+            "vacation needs: vacation USERID PASSWORD DAYS|off|status",
         ),
         (
             "vacation bob pw soon",
             "DAYS must be a number of days, not 'soon'.\n"
-            "vacation needs: vacation USERID PASSWORD DAYS|off",
+            "vacation needs: vacation USERID PASSWORD DAYS|off|status",
         ),
         ("accasta challenge bob", "USERID2 is missing."),
         ("accasta challenge bob alice pari", "'pari' is not an option like --variant=VARIANT."),
@@ -380,7 +381,7 @@ def test_challenge_error_names_the_whole_form() -> None:
     assert error_of("accasta challenge bob") == (
         "USERID2 is missing.\n"
         "accasta challenge needs: accasta challenge USERID1 USERID2 [--variant=VARIANT] "
-        "[--nagtime=DAYS] [--forfeittime=DAYS] [--OPTION=VALUE]"
+        '[--time="TIME CONTROL"] [--nagtime=DAYS] [--forfeittime=DAYS] [--OPTION=VALUE]'
     )
 
 
@@ -775,3 +776,23 @@ def test_the_help_mail_lists_every_command_the_parser_accepts() -> None:
     for name in games.names():
         for option in games.get(name).options:
             assert f"--{option.name}=" in text, option.name
+
+
+@pytest.mark.parametrize(
+    ("written", "spec"),
+    [
+        ('--time="days 3"', "days 3"),
+        ("--time='fischer 10d+36h max 10d'", "fischer 10d+36h max 10d"),
+        ('--time="days 3 weekends off Europe/Berlin"', "days 3 weekends off Europe/Berlin"),
+        ("--time=days", "days"),  # one word needs no quotes (and is refused when played)
+    ],
+)
+def test_a_challenge_s_time_control_is_read_as_written(written: str, spec: str) -> None:
+    parsed = read(f"accasta challenge alice bob {written} --variant=pari")
+    assert parsed.args.time == spec and parsed.args.variant == "pari"
+
+
+def test_an_unclosed_quote_of_a_time_control_is_an_error() -> None:
+    assert error_of('accasta challenge alice bob --time="days 3').startswith(
+        'The quote " after --time= is not closed.'
+    )

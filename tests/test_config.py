@@ -326,7 +326,12 @@ def test_every_variable_name_is_the_section_and_key(tmp_path: Path) -> None:
         str: ("from-env", "from-env"),
     }
     # A key that takes one of a few words gets one of them.
-    words = {"smtp.protocol": "lmtp", "outbound.transport": "smtp"}
+    words = {
+        "smtp.protocol": "lmtp",
+        "outbound.transport": "smtp",
+        "clock.time_control": "days 3",
+        "clock.reminder_hours": "48, 2",
+    }
     for name, cls in sections().items():
         for f in dataclasses.fields(cls):
             default = getattr(getattr(Config(), name), f.name)

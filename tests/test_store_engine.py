@@ -31,7 +31,7 @@ from pbm.store.tables import (
 )
 from pbm.usecases.auth import hash_password
 
-HEAD = "0007"
+HEAD = "0008"
 
 
 def _player(session: Session, userid: str) -> Player:
@@ -508,3 +508,42 @@ def test_processed_message_ids_are_unique(db: Database) -> None:
         s.add(ProcessedMessage(message_id="<a@x>", processed_at=T0))
     with pytest.raises(sa.exc.IntegrityError), db.transaction() as s:
         s.add(ProcessedMessage(message_id="<a@x>", processed_at=T0))
+
+
+def test_0008_upgrade_keeps_the_classic_clocks_of_existing_boards(empty_url: str) -> None:
+    """Boards made before time controls keep the classic clock their days say, and the
+    boards in play are looked at by the first timer pass (their ``timer_at`` is due)."""
+    db = Database.open(empty_url)
+    try:
+        engine.upgrade(db, "0007")
+        t = sa.bindparam("t", T0, type_=UTCDateTime)
+        with db.engine.begin() as conn:
+            for uid in ("alice", "bob"):
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO players (userid, display, email, full_name, password_hash,"
+                        " created_at) VALUES (:u, :u, :e, '', 'h', :t)"
+                    ).bindparams(t),
+                    {"u": uid, "e": f"{uid}@example.org"},
+                )
+            for status, nag, forfeit in (("active", 5, 14), ("finished", 7, 21)):
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO games (game, variant, options, white, black, status,"
+                        " position, ply, version, nag_days, forfeit_days, created_at)"
+                        " VALUES ('accasta', 'standard', '{}', 'alice', 'bob', :s, 'POS',"
+                        " 0, 0, :n, :f, :t)"
+                    ).bindparams(t),
+                    {"s": status, "n": nag, "f": forfeit},
+                )
+        engine.upgrade(db)
+        assert engine.current_revision(db) == HEAD
+        assert _schema_differences(db) == []
+        with db.transaction() as s:
+            active, finished = s.get(Game, 1), s.get(Game, 2)
+            assert active is not None and finished is not None
+            assert (active.time_control, active.timer_at) == ("classic 5/14", T0)
+            assert (finished.time_control, finished.timer_at) == ("classic 7/21", None)
+            assert active.clock is None
+    finally:
+        db.close()

@@ -19,6 +19,7 @@ from pbm.timecontrol import (
     counted,
     due_at,
     duration_words,
+    ends_at,
     parse,
     weekends,
 )
@@ -169,7 +170,7 @@ def test_weekends_off_stand_still_across_the_change_to_summer_time() -> None:
     assert counted(control, friday_noon, out) == 2 * DAY
     # The same in naive UTC, as the database keeps times.
     naive = friday_noon.astimezone(UTC).replace(tzinfo=None)
-    assert due_at(control, naive, 2 * DAY) == datetime(2026, 3, 31, 10, 0)
+    assert ends_at(control, naive, 2 * DAY) == datetime(2026, 3, 31, 10, 0)
     # And in autumn (25 October 2026), the weekend is 49 hours.
     [autumn] = weekends("Europe/Berlin", datetime(2026, 10, 23), datetime(2026, 10, 24))
     assert autumn[1] - autumn[0] == 49 * HOUR
@@ -179,10 +180,11 @@ def test_stops_and_weekends_together() -> None:
     control = parse("days 3 weekends off")
     monday = datetime(2026, 6, 1, 0, 0)
     vacation = [(monday + DAY, monday + 3 * DAY)]  # Tuesday and Wednesday away
-    # Monday, Thursday, Friday, then the weekend, then the 3 days are up on Monday.
-    assert due_at(control, monday, 3 * DAY, vacation) == monday + 5 * DAY
-    assert due_at(parse("days 3"), monday, 3 * DAY, vacation) == monday + 5 * DAY
-    assert due_at(control, monday, 3 * DAY + HOUR, vacation) == monday + 7 * DAY + HOUR
+    # Monday, Thursday, Friday: the 3 days are up as the weekend begins, which puts the
+    # end off to its end (as a vacation day spent when a bank runs out does).
+    assert ends_at(control, monday, 3 * DAY, vacation) == monday + 7 * DAY
+    assert due_at(monday, 3 * DAY, vacation) == monday + 5 * DAY
+    assert ends_at(control, monday, 3 * DAY + HOUR, vacation) == monday + 7 * DAY + HOUR
 
 
 @pytest.mark.parametrize(

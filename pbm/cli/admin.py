@@ -95,6 +95,14 @@ def game() -> None:
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="A game option.")
 @click.option("--nag", type=click.IntRange(min=1), default=None, help="Reminder after DAYS.")
 @click.option("--forfeit", type=click.IntRange(min=1), default=None, help="Forfeit after DAYS.")
+@click.option(
+    "--time",
+    "time_control",
+    default=None,
+    metavar="SPEC",
+    help='The time control: "classic 7/21", "days 3", "fischer 10d+36h max 10d", '
+    '"ICCF 10/50d", each with an optional "weekends off [TIMEZONE]" (default: the site\'s).',
+)
 @click.pass_context
 def game_create(
     ctx: click.Context,
@@ -105,6 +113,7 @@ def game_create(
     options: tuple[str, ...],
     nag: int | None,
     forfeit: int | None,
+    time_control: str | None,
 ) -> None:
     """Start a board; UID1 plays White and moves first. Prints the board number."""
     with open_site(ctx) as site:
@@ -117,6 +126,7 @@ def game_create(
             options=parse_options(options),
             nag_days=nag,
             forfeit_days=forfeit,
+            time=time_control,
         )
         replies = unit.run(site, action)
         click.echo(replies[0].board)

@@ -20,7 +20,7 @@ from pbm.usecases import queries, unit
 from pbm.usecases.auth import ADMIN, Who
 from pbm.usecases.text import fmt_time
 from pbm.usecases.timers import PauseClocks, ResumeClocks
-from pbm.usecases.vacations import Vacation
+from pbm.usecases.vacations import GrantVacation, Vacation
 
 
 @click.command()
@@ -90,11 +90,30 @@ def _rating_row(r: Mapping[str, object]) -> tuple[object, ...]:
 
 @click.command("vacation")
 @click.argument("userid", metavar="UID")
-@click.argument("days", metavar="DAYS|off")
+@click.argument("days", metavar="DAYS|off", required=False)
+@click.option(
+    "--grant",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="D",
+    help="Give UID D vacation days more for this year instead.",
+)
 @click.option("--now", "now_text", default=None, metavar="ISO-TIME", help=NOW_HELP)
 @click.pass_context
-def vacation(ctx: click.Context, userid: str, days: str, now_text: str | None) -> None:
-    """Send UID on vacation for DAYS days (his clocks stop), or bring him back (off)."""
+def vacation(
+    ctx: click.Context, userid: str, days: str | None, grant: int | None, now_text: str | None
+) -> None:
+    """Send UID on vacation for DAYS days (his clocks stop), bring him back (off), or
+    give him more vacation days this year (--grant D)."""
+    if grant is not None:
+        if days is not None:
+            raise click.UsageError("give DAYS or --grant, not both")
+        with open_site(ctx, parse_now(now_text)) as site:
+            replies = unit.run(site, GrantVacation(userid, grant), Who(userid, ADMIN))
+        click.echo(replies[0].body, nl=False)
+        return
+    if days is None:
+        raise click.UsageError("DAYS|off (or --grant D) is missing")
     if days.lower() == "off":
         count = None
     elif days.isdigit() and int(days) >= 1:

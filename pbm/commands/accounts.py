@@ -41,6 +41,8 @@ def _format(args: Args, ctx: Context) -> Built:
 
 
 def _vacation(args: Args, ctx: Context) -> Built:
+    if args.status:
+        return vacations.VacationStatus(), ctx.who(args)
     return vacations.Vacation(args.days), ctx.who(args)
 
 
@@ -68,7 +70,8 @@ COMMANDS = (
     Command(
         ("vacation",),
         (USERID, PASSWORD, DAYS),
-        "stop your clocks on every board for DAYS days (a yearly allowance); off: back early",
+        "stop your clocks on every board for DAYS days (a yearly allowance); off: back "
+        "early; status: the days left",
         _vacation,
     ),
 )

@@ -87,10 +87,25 @@ def _days_or_off(reader: Reader) -> dict[str, Any]:
     text = reader.word("DAYS")
     if text.lower() == "off":
         return {"days": None}
+    if text.lower() == "status":
+        return {"days": None, "status": True}
     count = days(reader, text, "DAYS")
     if count == 0:
-        raise reader.fail("DAYS must be at least 1 (or off).")
+        raise reader.fail("DAYS must be at least 1 (or off, or status).")
     return {"days": count}
+
+
+def _quoted(reader: Reader, value: str) -> str:
+    """A value that may hold spaces in quotes (``--time="days 3"``), as written."""
+    quote = value[:1]
+    if quote not in ('"', "'"):
+        return value
+    words = [value[1:]]
+    while not words[-1].endswith(quote):
+        if not reader.more():
+            raise reader.fail(f"The quote {quote} after --time= is not closed.")
+        words.append(reader.word("TIME"))
+    return " ".join(words)[:-1].strip()
 
 
 def _options(reader: Reader) -> dict[str, Any]:
@@ -115,6 +130,8 @@ def _options(reader: Reader) -> dict[str, Any]:
             values["nag_days"] = days(reader, value, "--nagtime")
         elif key == "forfeittime":
             values["forfeit_days"] = days(reader, value, "--forfeittime")
+        elif key == "time":
+            values["time"] = _quoted(reader, word.partition("=")[2])
         else:
             options[key] = value
     return {**values, "options": options}
@@ -145,7 +162,7 @@ USERID1 = _word("USERID1", "userid")
 USERID2 = _word("USERID2", "userid2")
 MOVE = Arg("MOVE[#N]", _move)
 QUEUED = Arg("MOVE [if OPPONENT-MOVE]", _queued)
-DAYS = Arg("DAYS|off", _days_or_off)
+DAYS = Arg("DAYS|off|status", _days_or_off)
 
 
 def _format(reader: Reader) -> dict[str, Any]:
@@ -158,7 +175,9 @@ def _format(reader: Reader) -> dict[str, Any]:
 FORMATS = ("html", "text")  # a board picture with the text, or plain text only
 FORMAT = Arg("html|text", _format)
 OPTIONS = Arg(
-    "[--variant=VARIANT] [--nagtime=DAYS] [--forfeittime=DAYS] [--OPTION=VALUE]", _options
+    '[--variant=VARIANT] [--time="TIME CONTROL"] [--nagtime=DAYS] [--forfeittime=DAYS] '
+    "[--OPTION=VALUE]",
+    _options,
 )
 MESSAGE = Arg("[MESSAGE]", _message)
 OPTIONAL_GAME = Arg("[GAME]", _game)

@@ -24,6 +24,7 @@ def _challenge(args: Args, ctx: Context) -> Built:
         nag_days=args.nag_days,
         forfeit_days=args.forfeit_days,
         comment=ctx.comment,
+        time=args.time,
     )
     return action, None
 

@@ -123,10 +123,12 @@ class Args:
     clear: bool = False  # queue ... clear
     if_move: str | None = None
     days: int | None = None  # None with ``off``: a vacation ends
+    status: bool = False  # ``vacation ... status``: the days left
     variant: str | None = None
     options: Mapping[str, str] = field(default_factory=dict)
     nag_days: int | None = None
     forfeit_days: int | None = None
+    time: str | None = None  # a time control's spec (``pbm.timecontrol``)
     message: str | None = None
     claim: bool = False  # a move followed by "claim"
     format: str | None = None  # html | text

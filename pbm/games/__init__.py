@@ -125,6 +125,9 @@ class GameRecord:
     site: str  # the server's mail address
     nag_days: int
     forfeit_days: int
+    time_control: str = (
+        ""  # the PGN standard's TimeControl (9.6.1): ``1/259200``, ``864000+129600``
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,6 +353,13 @@ def layers(state: GameState, seat: int = 0, alt: str = "", last: str = "") -> La
     (seat, alt, last)``), for a game that draws it so; None for one that does not."""
     draw: Callable[[int, str, str], Layers] | None = getattr(state, "layers", None)
     return draw(seat, alt, last) if draw is not None else None
+
+
+def can_win(state: GameState, seat: int) -> bool:
+    """Whether ``seat`` could still win (the optional ``GameState.can_win(seat)``; a game
+    without it: always). A player who runs out of time against one who cannot draws."""
+    check: Callable[[int], bool] | None = getattr(state, "can_win", None)
+    return True if check is None else check(seat)
 
 
 def record_formats(game: Game) -> tuple[RecordFormat, ...]:

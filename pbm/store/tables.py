@@ -72,7 +72,7 @@ class Game(SQLModel, table=True):
 
     ``clock_since`` is when the player to move got the move (creation, the
     last move, an accepted undo): his clock runs from there, minus the stops
-    (``pbm.clock``). ``last_nag_at`` is the last reminder of that clock.
+    (``pbm.usecases.clocks``). ``last_nag_at`` is the last reminder of that clock.
     The ``*_rating_*`` columns hold the Elo ratings before and after the game,
     once a finished game has been rated.
     """
@@ -83,6 +83,8 @@ class Game(SQLModel, table=True):
         # finished ones by their end.
         sa.Index("ix_games_status_last_move_at", "status", "last_move_at"),
         sa.Index("ix_games_status_ended_at", "status", "ended_at"),
+        # The timers' one query (migration 0008): the boards whose clock may be due.
+        sa.Index("ix_games_status_timer_at", "status", "timer_at"),
     )
 
     board: int | None = Field(default=None, primary_key=True)
@@ -114,6 +116,14 @@ class Game(SQLModel, table=True):
     white_rating_after: int | None = None
     black_rating_before: int | None = None
     black_rating_after: int | None = None
+    # The board's time control (``pbm.timecontrol``: ``days 3``, ``fischer 10d+36h``...);
+    # a classic one's days are ``nag_days`` and ``forfeit_days`` too.
+    time_control: str = Field(default="classic 7/21", sa_type=sa.Text)
+    # Both players' time (JSON, ``pbm.usecases.clocks.clock_json``); None: as at the start.
+    clock: str | None = Field(default=None, sa_type=sa.Text)
+    # The earliest moment a reminder or the end of a player's time may be due: never
+    # later than the truth, so the timers look at these boards only.
+    timer_at: datetime | None = _utc_column(nullable=True)
 
 
 class Move(SQLModel, table=True):
@@ -137,6 +147,7 @@ class Move(SQLModel, table=True):
     message_id: str | None = None
     queued: bool = False
     position_before: str = Field(sa_type=sa.Text)
+    clock_before: str | None = Field(default=None, sa_type=sa.Text)  # the board's, for undo
 
 
 class Subscription(SQLModel, table=True):
@@ -197,7 +208,20 @@ class Vacation(SQLModel, table=True):
     userid: str = Field(foreign_key="players.userid", index=True)
     starts_at: datetime = _utc_column()
     ends_at: datetime = _utc_column()
-    kind: str = "vacation"  # vacation | bounce (his address bounced meanwhile)
+    # vacation | bounce (his address bounced meanwhile) | spent (a day his time bank ran out)
+    kind: str = "vacation"
+
+
+class VacationGrant(SQLModel, table=True):
+    """Vacation days an admin gave a player for one calendar year, on top of the site's."""
+
+    __tablename__ = "vacation_grants"
+
+    id: int | None = Field(default=None, primary_key=True)
+    userid: str = Field(foreign_key="players.userid", index=True)
+    year: int
+    days: int
+    granted_at: datetime = _utc_column()
 
 
 class ClockPause(SQLModel, table=True):
@@ -306,6 +330,7 @@ ALL_TABLES: tuple[str, ...] = (
     "ratings",
     "queued_moves",
     "vacations",
+    "vacation_grants",
     "clock_pauses",
     "inbox",
     "outbox",

@@ -18,10 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from pbm.games import GameState, winner_of
 from pbm.replies import Reply
-from pbm.usecases.clocks import clock_state
+from pbm.timecontrol import Kind, duration_words
+from pbm.usecases.clocks import ClockState, clock_of, clock_state, control_meaning
 from pbm.usecases.text import WIDTH, fmt_time, wrap
 from pbm.usecases.world import Board
 
@@ -75,6 +77,7 @@ class BoardView:
     next_nag_at: datetime | None = None  # the next reminder (None: no more before forfeit)
     forfeit_at: datetime | None = None
     clock_notes: Sequence[str] = field(default_factory=tuple)  # vacations, site pause
+    clock_lines: Sequence[str] = field(default_factory=tuple)  # a time bank's (not classic)
     rating_changes: Sequence[RatingChange] = field(default_factory=tuple)
     waiting_for: str | None = None  # a challenge: the player who has yet to accept
     # The number players give a ply (chess counts pairs); ``Game.move_number``.
@@ -279,6 +282,10 @@ def _timing(view: BoardView) -> list[str]:
     if view.status == "active":
         for note in view.clock_notes:
             lines += wrap(note)
+        if view.clock_lines:
+            for line in view.clock_lines:
+                lines += wrap(line, indent="")
+            return lines
         if view.next_nag_at is not None:
             lines.append(
                 f"Reminder:  {fmt_time(view.next_nag_at)} (one every {view.nag_days} days "
@@ -374,9 +381,12 @@ def board_view(board: Board, now: datetime) -> BoardView:
     rules = board.rules
     next_nag_at = forfeit_at = None
     notes: list[str] = []
+    clock_lines: list[str] = []
     if board.status == "active":
         clock = clock_state(board, now)
         next_nag_at, forfeit_at = clock.next_nag_at, clock.forfeit_at
+        if clock.control.kind is not Kind.CLASSIC:
+            clock_lines = _bank_lines(board, clock, now)
         for uid in board.players:
             away = [
                 v for v in board.vacations if v.userid == uid and v.starts_at <= now < v.ends_at
@@ -433,6 +443,7 @@ def board_view(board: Board, now: datetime) -> BoardView:
         next_nag_at=next_nag_at,
         forfeit_at=forfeit_at,
         clock_notes=notes,
+        clock_lines=clock_lines,
         rating_changes=changes,
         waiting_for=board.name(board.challenged) if board.challenged else None,
         move_number=board.move_number,
@@ -488,3 +499,25 @@ def board_mails(
 def follows(board: Board, address: str) -> bool:
     """Whether ``address`` plays or follows ``board`` (its mail about it is not counted)."""
     return any(a.lower() == address.lower() for _, a in audience(board))
+
+
+def _bank_lines(board: Board, clock: ClockState, now: datetime) -> list[str]:
+    """A time bank in a board mail: the control, each player's time left, what the next
+    move gives, the next reminder and when the time runs out (UTC and the board's zone)."""
+    control = clock.control
+    bank = clock_of(board)
+    lines = [f"Time:      {control.spec} ({control_meaning(control)})"]
+    for seat, uid in enumerate(board.players):
+        left = bank.time_left(seat, clock.seat, now, clock.stops)
+        line = f"{board.rules.seat_names[seat]} {board.name(uid)}: {duration_words(left)} left"
+        if seat == clock.seat:
+            line += f" (to move); {control.growth_words()}"
+        lines.append(line)
+    if clock.next_nag_at is not None:
+        lines.append(f"Reminder:  {fmt_time(clock.next_nag_at)}")
+    out = f"Time out:  {fmt_time(clock.forfeit_at)}"
+    if control.timezone != "UTC":
+        local = clock.forfeit_at.astimezone(ZoneInfo(control.timezone))
+        out += f" ({local:%Y-%m-%d %H:%M} {control.timezone})"
+    lines.append(out)
+    return lines

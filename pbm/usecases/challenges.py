@@ -17,17 +17,22 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from pbm.config import ClockConfig
 from pbm.games import BadOption
 from pbm.replies import Reply
+from pbm.timecontrol import BadTimeControl, Kind, TimeControl
+from pbm.timecontrol import parse as parse_time_control
 from pbm.usecases.auth import Actor
 from pbm.usecases.boardmail import board_mails
 from pbm.usecases.changes import BoardChange
+from pbm.usecases.clocks import control_meaning, control_of, control_words
 from pbm.usecases.refusals import BadRequest, NotAPlayer, NotConfirmed
 from pbm.usecases.text import fmt_time, note, wrap
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import GAMES, Board, World, rules_of
 
 CHALLENGE_DAYS = 14
+DAY = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -38,7 +43,9 @@ class Challenge:
     challenger; the board then waits for the other to accept, who gets the
     challenge with its ``comment``. The admin's board starts at once, and
     both players get the board mail. ``options`` are the game's own
-    (``Game.options``); the days default to the site's ``clock`` settings.
+    (``Game.options``); ``time``: the time control's spec (``pbm.timecontrol``),
+    else ``nag_days`` and ``forfeit_days`` of a classic one, else the site's
+    (``clock`` settings).
     """
 
     game: str
@@ -51,6 +58,7 @@ class Challenge:
     nag_days: int | None = None
     forfeit_days: int | None = None
     comment: str = ""
+    time: str | None = None
     board = None
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
@@ -59,11 +67,12 @@ class Challenge:
             chosen = rules.check_options(self.variant or rules.variants[0], dict(self.options))
         except BadOption as exc:
             raise BadRequest(str(exc)) from None
-        clock = world.config.clock
-        nag = clock.nag_days if self.nag_days is None else self.nag_days
-        forfeit = clock.forfeit_days if self.forfeit_days is None else self.forfeit_days
-        if nag < 1 or forfeit < 1:
-            raise BadRequest("Reminder and forfeit times are whole numbers of days, at least 1.")
+        control = self._control(world.config.clock)
+        nag, forfeit = (
+            (control.nag // DAY, control.start // DAY)
+            if control.kind is Kind.CLASSIC
+            else (world.config.clock.nag_days, world.config.clock.forfeit_days)
+        )
         if self.white.lower() == self.black.lower():
             raise BadRequest("A board needs two different players.")
         white, black = world.account(self.white), world.account(self.black)
@@ -110,6 +119,10 @@ class Challenge:
             black_rating_after=None,
             draw_offer_by=None,
             challenger=challenger.userid if challenger is not None else None,
+            time_control=control.spec,
+            clock=None,
+            timer_at=None,
+            reminders=world.config.clock.reminders,
             people={white.userid: white, black.userid: black},
             vacations=(*world.vacations(white.userid), *world.vacations(black.userid)),
             pauses=world.pauses(),
@@ -118,6 +131,28 @@ class Challenge:
             replies = board_mails(board, now, f"New board {board.number} started.")
             return Decision(replies, (BoardChange(None, board),))
         return Decision(challenge_mails(board, self.comment, now), (BoardChange(None, board),))
+
+    def _control(self, site: ClockConfig) -> TimeControl:
+        """The board's time control: the one asked for, else the site's."""
+        if self.time is not None:
+            try:
+                return parse_time_control(self.time)
+            except BadTimeControl as exc:
+                raise BadRequest(str(exc)) from None
+        if self.nag_days is not None or self.forfeit_days is not None:
+            nag = site.nag_days if self.nag_days is None else self.nag_days
+            forfeit = site.forfeit_days if self.forfeit_days is None else self.forfeit_days
+            if nag < 1 or forfeit < 1:
+                raise BadRequest(
+                    "Reminder and forfeit times are whole numbers of days, at least 1."
+                )
+            return TimeControl.classic(nag, forfeit)
+        return site.default_control()
+
+
+def _clock_words(board: Board) -> str:
+    control = control_of(board)
+    return control_meaning(control) if control.kind is Kind.CLASSIC else control_words(control)
 
 
 def challenge_mails(board: Board, comment: str, now: datetime) -> list[Reply]:
@@ -132,8 +167,7 @@ def challenge_mails(board: Board, comment: str, now: datetime) -> list[Reply]:
     what = f"{rules.title} ({board.variant}{', ' + options if options else ''})"
     lines = wrap(
         f"{me.display} challenges you to a game of {what} on board {board.number}, "
-        f"{me.display} playing {seat}; {board.nag_days} days to a reminder, "
-        f"{board.forfeit_days} to a forfeit."
+        f"{me.display} playing {seat}; {_clock_words(board)}."
     )
     if comment.strip():
         lines += [f"{me.display} writes:", *wrap(comment.strip(), indent="  > ")]

@@ -11,17 +11,19 @@ rolls the command back and decides it again on fresh values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol
 
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from pbm.usecases.clocks import next_timer
 from pbm.usecases.world import (
     FAILURES,
     FOLLOWERS,
     GAMES,
+    GRANTS,
     MOVES,
     PAUSES,
     PLAYERS,
@@ -83,6 +85,8 @@ class BoardChange:
 
     def save(self, session: Session) -> None:
         before, after = self.before, self.after
+        # When its clock may next be due: from the board as it is to be, never decided.
+        after = replace(after, timer_at=next_timer(after))
         row = {_column(f): getattr(after, f) for f in ROW_FIELDS}
         if before is None:
             row["version"] = 0
@@ -244,6 +248,28 @@ class FailureChange:
 
 
 @dataclass(frozen=True)
+class TimerChange:
+    """When a board's clock may next be due, looked at again by the timers (``at``: from
+    the stops known now), on a board that has not changed since it was read."""
+
+    board: Board
+    at: datetime | None
+
+    @property
+    def keys(self) -> frozenset[Key]:
+        return frozenset({board_key(self.board.number)})
+
+    def save(self, session: Session) -> None:
+        stmt = (
+            sa.update(GAMES)
+            .where(GAMES.c.board == self.board.number, GAMES.c.version == self.board.version)
+            .values(timer_at=self.at)
+        )
+        if _execute(session, stmt) != 1:
+            raise Stale
+
+
+@dataclass(frozen=True)
 class VacationChange:
     """A vacation begun (``before`` None) or cut short."""
 
@@ -273,6 +299,19 @@ class VacationChange:
         )
         if _execute(session, stmt) != 1:
             raise Stale
+        if self.after.ends_at < self.before.ends_at:
+            # Cut short, his clocks may run out sooner: no sooner than it now ends, though,
+            # so that is early enough for the timers to look (``clocks.next_timer``).
+            ends = self.after.ends_at
+            session.execute(
+                sa.update(GAMES)
+                .where(
+                    GAMES.c.status == "active",
+                    sa.or_(GAMES.c.white == self.after.userid, GAMES.c.black == self.after.userid),
+                    sa.or_(GAMES.c.timer_at.is_(None), GAMES.c.timer_at > ends),
+                )
+                .values(timer_at=ends)
+            )
 
 
 @dataclass(frozen=True)
@@ -299,3 +338,21 @@ class PauseChange:
         )
         if _execute(session, stmt) != 1:
             raise Stale
+
+
+@dataclass(frozen=True)
+class GrantChange:
+    """Vacation days given to a player for a year (``pbm player vacation --grant``)."""
+
+    userid: str
+    year: int
+    days: int
+    at: datetime
+
+    @property
+    def keys(self) -> frozenset[Key]:
+        return frozenset({account_key(self.userid)})
+
+    def save(self, session: Session) -> None:
+        row = {"userid": self.userid, "year": self.year, "days": self.days, "granted_at": self.at}
+        session.execute(sa.insert(GRANTS).values(row))

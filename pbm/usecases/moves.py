@@ -13,9 +13,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from pbm.games import RESIGN, GameState, IllegalMove, Outcome
+from pbm.timecontrol import Kind
 from pbm.usecases.auth import Actor
 from pbm.usecases.boardmail import board_mails
 from pbm.usecases.changes import BoardChange
+from pbm.usecases.clocks import clock_json, clock_of, control_of
 from pbm.usecases.endings import finish
 from pbm.usecases.refusals import (
     BadRequest,
@@ -104,12 +106,14 @@ def played(
         position_before=board.position,
         queued=queued,
         message_id=message_id,
+        clock_before=board.clock,
     )
     moved = replace(
         board,
         position=after.dump(),
         ply=after.ply,
         last_move_at=now,
+        clock=_clock_after(board, userid, now),
         clock_since=now,
         last_nag_at=None,
         undo_request_by=None,
@@ -119,6 +123,16 @@ def played(
     )
     outcome = after.outcome
     return finish(moved, outcome, now) if outcome is not None else moved
+
+
+def _clock_after(board: Board, userid: str, now: datetime) -> str | None:
+    """The board's clock once ``userid`` moved at ``now``: his time less what the move
+    took, then what his control gives him (a classic clock keeps none: None)."""
+    control = control_of(board)
+    if control.kind is Kind.CLASSIC:
+        return board.clock
+    seat = board.seat_of(userid) or 0
+    return clock_json(clock_of(board).moved(seat, now, board.stops(userid, now)))
 
 
 @dataclass(frozen=True)

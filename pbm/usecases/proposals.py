@@ -237,6 +237,7 @@ class Accept:
             undo_request_by=None,
             moves=earlier,
             last_move_at=earlier[-1].created_at if earlier else None,
+            clock=last.clock_before,  # his time as when he got the move: the move took none
             clock_since=world.now,
             last_nag_at=None,
             queue=(),

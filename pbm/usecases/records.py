@@ -15,6 +15,7 @@ from datetime import datetime
 
 from pbm import games
 from pbm.games import GameRecord, RecordedMove
+from pbm.usecases.clocks import control_of
 from pbm.usecases.world import Board
 
 FORMATS = ("text", "json")
@@ -67,6 +68,7 @@ def tags(board: Board) -> dict[str, str]:
         "Ended": _date(board.ended_at or board.last_move_at or board.created_at),
         "Result": board.result or "*",
         "Termination": board.termination or "",
+        "TimeControl": control_of(board).spec,
     }
     if board.options:
         t["Option"] = " ".join(f"{k}={v}" for k, v in sorted(board.options.items()))
@@ -126,6 +128,7 @@ def game_record(board: Board, site: str) -> GameRecord:
         site=site,
         nag_days=board.nag_days,
         forfeit_days=board.forfeit_days,
+        time_control=control_of(board).pgn,
     )
 
 

@@ -1,33 +1,41 @@
-"""What the clocks do: reminders, forfeits, and the site-wide pause.
+"""What the clocks do: reminders, losses on time, and the site-wide pause.
 
-``boards_due`` finds the boards whose reminder or forfeit is due; ``RunClock``
-sends the reminder or forfeits the board, decided afresh for each board, so
-a move that arrives meanwhile wins and a timer that runs twice does nothing
-twice. ``PauseClocks`` and ``ResumeClocks`` stop and restart every clock.
+``boards_due`` finds the boards whose reminder or end of time may be due,
+by an index; ``RunClock`` sends the reminder, spends a vacation day of a
+player whose time bank ran out, or ends the board on time, decided afresh
+for each board, so a move that arrives meanwhile wins and a timer that runs
+twice does nothing twice. ``PauseClocks`` and ``ResumeClocks`` stop and
+restart every clock.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 
-from pbm.games import FORFEIT, Outcome
+from pbm.games import FORFEIT, Outcome, can_win
 from pbm.replies import Reply
+from pbm.timecontrol import Kind, TimeControl, duration_words
 from pbm.usecases.auth import Actor
 from pbm.usecases.boardmail import board_mails, board_view, render_board_mail
-from pbm.usecases.changes import BoardChange, PauseChange
-from pbm.usecases.clocks import clock_state
+from pbm.usecases.changes import BoardChange, PauseChange, TimerChange, VacationChange
+from pbm.usecases.clocks import clock_state, next_timer
 from pbm.usecases.endings import finish
 from pbm.usecases.refusals import BadRequest
 from pbm.usecases.text import fmt_time
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import GAMES, Pause, World, board_of_row, load_pauses, load_vacations
+from pbm.usecases.vacations import SPENT, days_left
+from pbm.usecases.world import GAMES, Account, Away, Board, Pause, World, load_pauses
+
+DAY = timedelta(days=1)
 
 
 @dataclass(frozen=True)
 class RunClock:
-    """Send the due reminder of a board, or forfeit it; nothing if neither is due."""
+    """Send the due reminder of a board, or end it on time; else, when nothing is due,
+    write when to look again (``TimerChange``)."""
 
     board: int
 
@@ -41,22 +49,26 @@ class RunClock:
             return Decision()
         late = board.people[clock.to_move]
         if clock.forfeit_due:
-            seat = board.seat_of(late.userid) or 0
-            winner = board.name(board.player_at(1 - seat))
-            after = finish(board, Outcome(1 - seat, FORFEIT), now)
-            headline = (
-                f"{late.display} did not move for {board.forfeit_days} days: board "
-                f"{board.number} is forfeited and {winner} wins."
-            )
-            return Decision(board_mails(after, now, headline), (BoardChange(board, after),))
+            if clock.control.kind is not Kind.CLASSIC and world.config.clock.spend_vacation:
+                spent = _spend_a_vacation_day(world, board, late, clock.forfeit_at)
+                if spent is not None:
+                    return spent
+            return _out_of_time(board, late, clock.seat, clock.control, now)
         if clock.nag_due:
             after = replace(board, last_nag_at=now)
             view = board_view(after, now)
-            headline = (
-                f"Reminder: it is your move on board {board.number}, {late.display}, and you "
-                f"have not moved for {clock.running.days} days. Unless you move, the board is "
-                f"forfeited on {fmt_time(view.forfeit_at)}."
-            )
+            if clock.control.kind is Kind.CLASSIC:
+                headline = (
+                    f"Reminder: it is your move on board {board.number}, {late.display}, and "
+                    f"you have not moved for {clock.running.days} days. Unless you move, the "
+                    f"board is forfeited on {fmt_time(view.forfeit_at)}."
+                )
+            else:
+                headline = (
+                    f"Reminder: it is your move on board {board.number}, {late.display}, and "
+                    f"you have {duration_words(clock.left)} left. Unless you move, you lose "
+                    f"on time on {fmt_time(clock.forfeit_at)}."
+                )
             subject, body = render_board_mail(view, late.display, headline)
             nag = Reply(
                 to=late.email,
@@ -67,32 +79,69 @@ class RunClock:
                 counted=False,
             )
             return Decision((nag,), (BoardChange(board, after),))
-        return Decision()
+        # Not due: its moment was early (a stop came meanwhile). When to look again.
+        return Decision(changes=(TimerChange(board, next_timer(board, now)),))
+
+
+def _out_of_time(
+    board: Board, late: Account, seat: int, control: TimeControl, now: datetime
+) -> Decision:
+    """The board ends on time: the late player loses, or draws when his opponent could
+    not have won (chess: a lone king)."""
+    other = board.name(board.player_at(1 - seat))
+    if control.kind is Kind.CLASSIC:
+        outcome = Outcome(1 - seat, FORFEIT)
+        headline = (
+            f"{late.display} did not move for {board.forfeit_days} days: board "
+            f"{board.number} is forfeited and {other} wins."
+        )
+    elif can_win(board.state, 1 - seat):
+        outcome = Outcome(1 - seat, FORFEIT)
+        headline = f"{late.display} ran out of time on board {board.number}: {other} wins on time."
+    else:
+        outcome = Outcome(None, FORFEIT)
+        headline = (
+            f"{late.display} ran out of time on board {board.number}, but {other} has too "
+            "little left to win: the game is drawn."
+        )
+    after = finish(board, outcome, now)
+    return Decision(board_mails(after, now, headline), (BoardChange(board, after),))
+
+
+def _spend_a_vacation_day(
+    world: World, board: Board, late: Account, out_at: datetime
+) -> Decision | None:
+    """A day of ``late``'s yearly vacation spent from the moment his time ran out, told
+    to both players; None when he has none left."""
+    year = out_at.year
+    left = days_left(world, late.userid, year)
+    if left <= 0:
+        return None
+    day = Away(late.userid, out_at, out_at + DAY, kind=SPENT)
+    # His reminders are behind him: none comes again while the day lasts.
+    after = replace(board, vacations=(*board.vacations, day), last_nag_at=world.now)
+    allowance = world.config.clock.vacation_days_per_year
+    headline = (
+        f"{late.display}'s time ran out on board {board.number}: a vacation day of his is "
+        f"spent, and his clocks stand still until {fmt_time(day.ends_at)}. Vacation days "
+        f"left in {year}: {left - 1} of {allowance}."
+    )
+    changes = (VacationChange(None, day), BoardChange(board, after))
+    return Decision(board_mails(after, world.now, headline), changes)
 
 
 def boards_due(world: World) -> list[int]:
-    """Active boards whose reminder or forfeit is due now (none while the clocks are paused)."""
+    """Boards in play whose reminder or end of time may be due now, by their ``timer_at``
+    (an index: no board is loaded to find them); none while the clocks are paused."""
     pauses = load_pauses(world.session)
     if any(p.ended_at is None for p in pauses):
         return []
-    active = sa.select(GAMES).where(GAMES.c.status == "active").order_by(GAMES.c.board)
-    rows = [row._mapping for row in world.session.execute(active)]
-    if not rows:
-        return []
-    # The clocks need the rows, vacations and pauses only: no moves, no people.
-    earliest = min(r["clock_since"] or r["last_move_at"] or r["created_at"] for r in rows)
-    players = {u for r in rows for u in (r["white"], r["black"])}
-    vacations = load_vacations(world.session, players, ending_after=earliest)
-    out = []
-    for row in rows:
-        mine = (row["white"], row["black"])
-        board = board_of_row(
-            row, vacations=tuple(v for v in vacations if v.userid in mine), pauses=pauses
-        )
-        clock = clock_state(board, world.now)
-        if clock.nag_due or clock.forfeit_due:
-            out.append(board.number)
-    return out
+    due = (
+        sa.select(GAMES.c.board)
+        .where(GAMES.c.status == "active", GAMES.c.timer_at <= world.now)
+        .order_by(GAMES.c.timer_at)
+    )
+    return [int(n) for n in world.session.execute(due).scalars()]
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,15 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from pbm.usecases.auth import Actor
-from pbm.usecases.changes import Change, VacationChange
+from pbm.usecases.changes import Change, GrantChange, VacationChange
 from pbm.usecases.moves import acting
-from pbm.usecases.refusals import BadRequest, NoVacationLeft, WrongPassword
+from pbm.usecases.refusals import BadRequest, NotConfirmed, NoVacationLeft, WrongPassword
 from pbm.usecases.text import fmt_time, note
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import Away, World
 
 DAY = timedelta(days=1)
+SPENT = "spent"  # a day spent by itself when a player's time bank ran out (``timers``)
 
 
 def vacation_days(v: Away) -> int:
@@ -24,7 +25,7 @@ def vacation_days(v: Away) -> int:
 def days_left(world: World, userid: str, year: int, but: Away | None = None) -> int:
     """What is left of ``userid``'s yearly allowance in ``year``: vacations and the stops
     of a bouncing address count alike (``but``: one not to count, being replaced)."""
-    allowance = world.config.clock.vacation_days_per_year
+    allowance = world.config.clock.vacation_days_per_year + world.granted(userid, year)
     used = sum(
         # A bounce's stop counts as far as it went: it ends when he writes again.
         vacation_days(replace(v, ends_at=min(v.ends_at, world.now)) if v.kind == "bounce" else v)
@@ -86,3 +87,66 @@ class Vacation:
                 f"Back earlier: vacation {me.display} PASSWORD off"
             )
         return Decision((note(me.account.email, "pbm - vacation", text),), tuple(changes))
+
+
+@dataclass(frozen=True)
+class VacationStatus:
+    """How many of his vacation days a player has left this year, and where the others
+    went (``vacation UID PW status``)."""
+
+    board = None
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        me = acting(actor)
+        if not me.has_password:
+            raise WrongPassword("Your vacation days need your password.")
+        now = world.now
+        year = now.year
+        mine = [v for v in world.vacations(me.userid) if v.starts_at.year == year]
+        taken = sum(vacation_days(v) for v in mine if v.kind == "vacation")
+        spent = sum(vacation_days(v) for v in mine if v.kind == SPENT)
+        granted = world.granted(me.userid, year)
+        allowance = world.config.clock.vacation_days_per_year + granted
+        left = days_left(world, me.userid, year)
+        away = next(
+            (v for v in mine if v.starts_at <= now < v.ends_at and v.kind != "bounce"), None
+        )
+        text = f"{me.display}: {left} of your {allowance} vacation days for {year} are left."
+        details = [f"{taken} taken by the vacation command"]
+        details.append(f"{spent} spent by themselves when your time ran out")
+        if granted:
+            details.append(f"{granted} granted to you beside the site's {allowance - granted}")
+        text += " Of the others: " + "; ".join(details) + "."
+        if away is not None:
+            text += f" Your clocks stand still until {fmt_time(away.ends_at)}."
+        if world.config.clock.spend_vacation:
+            text += (
+                " When a time bank of yours runs out, a day of those left is spent by itself, "
+                "and the board mail says so."
+            )
+        return Decision((note(me.account.email, "pbm - vacation", text),))
+
+
+@dataclass(frozen=True)
+class GrantVacation:
+    """Give ``userid`` ``days`` more vacation days this year (``pbm player vacation UID
+    --grant D``), told to him."""
+
+    userid: str
+    days: int
+    board = None
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        if self.days < 1:
+            raise BadRequest("A grant is at least 1 day.")
+        player = world.account(self.userid)
+        if not player.active:
+            raise NotConfirmed(f"{player.display} has not confirmed the account yet.")
+        now = world.now
+        left = days_left(world, player.userid, now.year) + self.days
+        text = (
+            f"{player.display}: {self.days} vacation days more for {now.year} were given to "
+            f"you. Vacation days left in {now.year}: {left}."
+        )
+        change = GrantChange(player.userid, now.year, self.days, now)
+        return Decision((note(player.email, "pbm - vacation", text),), (change,))

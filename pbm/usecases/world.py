@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -35,11 +35,13 @@ from pbm.store.tables import (
     Rating,
     Subscription,
     Vacation,
+    VacationGrant,
     table,
 )
 from pbm.store.tables import (
     Game as GameRow,
 )
+from pbm.timecontrol import REMINDERS
 from pbm.usecases.refusals import BadRequest, UnknownBoard, UnknownPlayer
 
 GAMES = table(GameRow)
@@ -51,6 +53,7 @@ RATINGS = table(Rating)
 VACATIONS = table(Vacation)
 FAILURES = table(PasswordFailure)
 PAUSES = table(ClockPause)
+GRANTS = table(VacationGrant)
 
 # The end of a stop with no end yet (a bounce: until the player writes again).
 OPEN_END = datetime(9999, 1, 1, tzinfo=UTC)
@@ -118,6 +121,7 @@ class PlayedMove:
     position_before: str
     queued: bool = False  # played from the player's queue
     message_id: str | None = None
+    clock_before: str | None = None  # the board's clock before it (``clocks.clock_json``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +216,9 @@ class Board:
     black_rating_after: int | None
     draw_offer_by: str | None
     challenger: str | None
+    time_control: str
+    clock: str | None
+    timer_at: datetime | None  # written by ``BoardChange`` from the clock, never decided
     # Loaded with it:
     moves: tuple[PlayedMove, ...] = ()
     followers: tuple[Follower, ...] = ()
@@ -220,6 +227,7 @@ class Board:
     vacations: tuple[Away, ...] = ()  # of the two players
     pauses: tuple[Pause, ...] = ()
     standings: Mapping[str, Standing] = field(default_factory=dict)  # the players', this variant
+    reminders: tuple[timedelta, ...] = REMINDERS  # a time bank's, the site's (``clock``)
 
     @property
     def rules(self) -> Game:
@@ -358,9 +366,15 @@ def load_vacations(
 
 
 def load_boards(
-    session: Session, numbers: Iterable[int], *, lock: bool = False, now: datetime | None = None
+    session: Session,
+    numbers: Iterable[int],
+    *,
+    lock: bool = False,
+    now: datetime | None = None,
+    reminders: tuple[timedelta, ...] = REMINDERS,
 ) -> dict[int, Board]:
-    """The boards of ``numbers`` that exist, with all that belongs to them.
+    """The boards of ``numbers`` that exist, with all that belongs to them (``reminders``:
+    the site's, for their clocks).
 
     The same statements for one board or many. ``lock``: in a write
     transaction on PostgreSQL, the rows stay locked until it ends (SQLite
@@ -389,6 +403,7 @@ def load_boards(
             MOVES.c.position_before,
             MOVES.c.queued,
             MOVES.c.message_id,
+            MOVES.c.clock_before,
         )
         .where(_in(MOVES.c.board, found))
         .order_by(MOVES.c.board, MOVES.c.ply)
@@ -458,6 +473,7 @@ def load_boards(
                 v for v in vacations if v.userid in mine and v.ends_at > starts[number]
             ),
             pauses=pauses,
+            reminders=reminders,
             standings={
                 u: s
                 for (g, v, u), s in standings.items()
@@ -499,7 +515,13 @@ class World:
     def preload(self, boards: Iterable[int] = (), accounts: Iterable[str] = ()) -> None:
         """Load these boards and accounts now, all at once (what a batch will ask for)."""
         numbers = [n for n in set(boards) if n not in self._boards]
-        loaded = load_boards(self.session, numbers, lock=self.lock, now=self.now)
+        loaded = load_boards(
+            self.session,
+            numbers,
+            lock=self.lock,
+            now=self.now,
+            reminders=self.config.clock.reminders,
+        )
         for n in numbers:
             self._boards[n] = loaded.get(n)
         for board in loaded.values():
@@ -561,6 +583,14 @@ class World:
         self.reads.add(account_key(userid))
         found = load_vacations(self.session, [userid.lower()])
         return tuple(sorted(found, key=lambda v: v.starts_at))
+
+    def granted(self, userid: str, year: int) -> int:
+        """The vacation days an admin gave ``userid`` for ``year``."""
+        self.reads.add(account_key(userid))
+        stmt = sa.select(sa.func.coalesce(sa.func.sum(GRANTS.c.days), 0)).where(
+            GRANTS.c.userid == userid.lower(), GRANTS.c.year == year
+        )
+        return int(self.session.execute(stmt).scalar_one())
 
     def lock_account(self, userid: str) -> None:
         """Hold ``userid``'s row until the write transaction ends (PostgreSQL's row lock;

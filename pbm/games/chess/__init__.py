@@ -115,6 +115,11 @@ class ChessState:
     def claim_draw(self) -> Outcome:
         return ending.claim(self.board)
 
+    def can_win(self, seat: int) -> bool:
+        """Whether ``seat`` has the material to mate by some series of legal moves: a
+        player who runs out of time against one who has not draws (FIDE Laws 6.9)."""
+        return not self.board.has_insufficient_material(chess.WHITE if seat == 0 else chess.BLACK)
+
     def dump(self) -> str:
         return json.dumps(
             {"variant": STANDARD, "start": self.start, "moves": " ".join(self.moves)},

@@ -5,9 +5,9 @@ Black, Result) and then:
 
 - ``Board``: the server's board number;
 - ``Mode``: ``EM`` (PGN standard 9.6.2: electronic mail);
-- ``TimeControl``: ``1/S`` where S is the board's forfeit time in seconds:
-  one move per S seconds, the PGN spelling of "a move within N days"
-  (``-`` when the board has no forfeit time);
+- ``TimeControl``: the board's time control in the PGN standard's form
+  (9.6.1): ``1/S`` for a move within S seconds (classic, days per move),
+  ``S+I`` for a Fischer bank, ``M/S`` for ICCF's M moves in S seconds;
 - ``Termination``: the PGN standard's word: ``normal`` for checkmate,
   stalemate, draws by rule or agreement and resignation, ``time forfeit``
   for a forfeit, ``unterminated`` while the game goes on;
@@ -83,7 +83,9 @@ def write_pgn(record: GameRecord) -> str:
     h["Result"] = record.result
     h["Board"] = str(record.board)
     h["Mode"] = "EM"
-    h["TimeControl"] = f"1/{record.forfeit_days * 86400}" if record.forfeit_days > 0 else "-"
+    h["TimeControl"] = record.time_control or (
+        f"1/{record.forfeit_days * 86400}" if record.forfeit_days > 0 else "-"
+    )
     h["Termination"] = _termination(record)
     if record.termination:
         h[TERMINATION_DETAILS] = record.termination
