@@ -229,3 +229,12 @@ def test_the_front_page_pages_newest_move_first_then_boards_without_a_move(
     # Moved, newest first, then the two without a move, newest board first.
     assert shown == [boards[2], boards[0], boards[3], boards[4], boards[1]]
     assert 'rel="next"' in web.get("/?page=2").text
+
+
+def test_a_board_page_shows_a_time_bank(site: Site, web: TestClient) -> None:
+    board = accepted(
+        site, Challenge("accasta", "alice", "bob", sender=ALICE, time="fischer 2d+12h max 3d")
+    )
+    page = web.get(f"/boards/{board}").text
+    assert "fischer 2d+12h max 3d (2 days to start, 12 hours more with each move" in page
+    assert "White alice: 2 days left (to move)" in page
