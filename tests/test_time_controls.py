@@ -293,3 +293,19 @@ def test_vacation_status_tells_the_days_left_and_an_admin_can_grant_more(
     [status] = unit.run(site, VacationStatus(), Who("alice", PW))
     assert "32 of your 35 vacation days for 2025 are left" in flat(status.body)
     assert "5 granted to you beside the site's 30" in flat(status.body)
+
+
+def test_a_board_that_cannot_be_decided_does_not_hold_up_the_others(
+    db: Database, config: Config, site: Site, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = start(site, clock, "days 1")
+    fine = start(site, clock, "days 1")
+    with db.transaction() as s:
+        row = s.get(Game, broken)
+        assert row is not None
+        row.position = "not a position"  # a bug's work: loading it raises
+        s.add(row)
+    assert run(db, config, clock, MONDAY + DAY) == 1
+    assert game(db, fine).result == "0-1"
+    assert game(db, broken).status == "active"
+    assert f"board {broken} could not be decided" in caplog.text

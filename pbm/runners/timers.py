@@ -8,6 +8,8 @@ import contextlib
 import logging
 from datetime import datetime
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from pbm.config import Config
 from pbm.store import prune as store_prune
 from pbm.store.engine import Database
@@ -46,12 +48,21 @@ def tick(db: Database, config: Config, now: datetime) -> int:
         due += [ExpireChallenge(b) for b in lapsed_challenges(session, now)]
     acted = 0
     for start in range(0, len(due), TICK_BATCH):
-        requests = [unit.Request(action) for action in due[start : start + TICK_BATCH]]
-        with db.transaction() as session:
-            world = World(session, config, now, lock=True)
-            unit.preload(world, requests)
-            decided = [unit.decide(site, world, r) for r in requests]
-            outcomes = unit.write(site, session, decided, world)
+        batch = due[start : start + TICK_BATCH]
+        try:
+            outcomes = _carry_out(site, batch)
+        except SQLAlchemyError:
+            raise  # the database: the next tick tries again
+        except Exception:
+            # A board that cannot be decided (a bug) must not hold up the others: one by one.
+            outcomes = []
+            for action in batch:
+                try:
+                    outcomes += _carry_out(site, [action])
+                except SQLAlchemyError:
+                    raise
+                except Exception:
+                    log.exception("timers: board %s could not be decided", action.board)
         for outcome in outcomes:
             if outcome.refused is not None:  # the board changed under us: the next tick sees it
                 board = outcome.request.action.board
@@ -59,6 +70,16 @@ def tick(db: Database, config: Config, now: datetime) -> int:
             elif outcome.replies:
                 acted += 1
     return acted
+
+
+def _carry_out(site: Site, actions: list[unit.Action]) -> list[unit.Outcome]:
+    """``actions`` decided and written in one transaction, what they act on read at once."""
+    requests = [unit.Request(action) for action in actions]
+    with site.db.transaction() as session:
+        world = World(session, site.config, site.clock(), lock=True)
+        unit.preload(world, requests)
+        decided = [unit.decide(site, world, r) for r in requests]
+        return unit.write(site, session, decided, world)
 
 
 async def run_timers(
