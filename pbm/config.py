@@ -130,6 +130,21 @@ class WebConfig:
 
 
 @dataclass(frozen=True)
+class ComputerConfig:
+    userid: str = "computer"  # the computer player's account; empty: no computer player
+    seconds_per_move: float = 60.0  # the most it thinks about one move
+    games_per_player: int = 3  # active games a person may have against it
+    seconds_per_hour: float = 1800.0  # its thinking on the whole site, an hour at most
+
+    @property
+    def address(self) -> str:
+        """Its mail address, where no mail is ever delivered (RFC 2606 ``.invalid``):
+        it reads none, so none is sent it; "" when the site has no computer player."""
+        uid = self.userid.strip().lower()
+        return f"{uid}@computer.invalid" if uid else ""
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration; ``path`` is the file it came from, if any."""
 
@@ -142,6 +157,7 @@ class Config:
     clock: ClockConfig = field(default_factory=ClockConfig)
     status: StatusConfig = field(default_factory=StatusConfig)
     web: WebConfig = field(default_factory=WebConfig)
+    computer: ComputerConfig = field(default_factory=ComputerConfig)
     path: Path | None = None
 
     @property
@@ -204,6 +220,7 @@ _SECTIONS = (
     "clock",
     "status",
     "web",
+    "computer",
 )
 
 

@@ -91,6 +91,7 @@ def new_board(number: int = 1, **kw: object) -> Board:
         "time_control": "classic 7/21",
         "clock": None,
         "timer_at": None,
+        "computer_level": None,
     }
     values.update(kw)
     return Board(**values)  # type: ignore[arg-type]

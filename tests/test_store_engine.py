@@ -31,7 +31,7 @@ from pbm.store.tables import (
 )
 from pbm.usecases.auth import hash_password
 
-HEAD = "0008"
+HEAD = "0009"
 
 
 def _player(session: Session, userid: str) -> Player:

@@ -141,6 +141,8 @@ def _game(reader: Reader) -> dict[str, Any]:
     if not reader.more():
         return {}
     name = reader.word("GAME")
+    if name.lower() == "computer":
+        return {"topic": "computer"}  # help computer: the computer player
     if name.lower() not in reader.games:
         raise reader.fail(f"There is no game {name!r} here; games: {listed(reader.games)}.")
     return {"game": name.lower()}

@@ -132,6 +132,7 @@ class Args:
     message: str | None = None
     claim: bool = False  # a move followed by "claim"
     format: str | None = None  # html | text
+    topic: str | None = None  # help computer
 
 
 @dataclass(frozen=True)

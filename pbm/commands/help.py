@@ -10,6 +10,7 @@ from pbm import games
 from pbm.commands import accounts, boards, reading, talk
 from pbm.commands.arguments import OPTIONAL_GAME
 from pbm.commands.grammar import Args, Built, Command, Context
+from pbm.usecases.computer import ComputerHelp
 from pbm.usecases.reading import Answer
 from pbm.usecases.text import WIDTH, wrap
 from pbm.usecases.world import rules_of
@@ -18,6 +19,8 @@ _FORM_WIDTH = 37  # a form longer than this has its help on the next line
 
 
 def _help(args: Args, ctx: Context) -> Built:
+    if args.topic == "computer":
+        return ComputerHelp(ctx.sender), None
     name = args.game or ctx.game
     if name is None:
         return Answer(ctx.sender, "pbm - help", help_text()), None
@@ -26,7 +29,12 @@ def _help(args: Args, ctx: Context) -> Built:
 
 
 HELP = (
-    Command(("help",), (OPTIONAL_GAME,), "this text, or the rules of GAME", _help),
+    Command(
+        ("help",),
+        (OPTIONAL_GAME,),
+        "this text, the rules of GAME, or (help computer) how to play the computer",
+        _help,
+    ),
     Command(("help",), (), "the rules and the notation of G", _help, per_game=True),
 )
 
@@ -75,8 +83,11 @@ def help_text() -> str:
                 indent="    ",
             )
     lines += [
-        "  Every game: --nagtime=DAYS (a reminder after DAYS without a move),",
-        "  --forfeittime=DAYS (the board is lost after DAYS without a move).",
+        '  Every game: --time="TIME CONTROL" (its clock: classic 7/21, days 3,',
+        "  fischer 10d+36h max 10d, ICCF 10/50d, each with weekends off [TIMEZONE]),",
+        "  --nagtime=DAYS (a reminder after DAYS without a move),",
+        "  --forfeittime=DAYS (the board is lost after DAYS without a move);",
+        "  against the computer, --level=1..5 (help computer).",
         "",
         *wrap(
             "Put the command in the Subject, or on a line of its own in the body; the "

@@ -267,7 +267,7 @@ class OutboxSender:
             if delay <= 0:
                 await asyncio.sleep(0)  # let others run between back-to-back rounds
                 continue
-            await _wait_any(stop, wake, delay)
+            await wait_any(stop, wake, delay)
         if self._handed:  # they see ``stop`` and give back what they have not sent
             await asyncio.gather(*self._handed)
 
@@ -311,7 +311,7 @@ def _utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
 
 
-async def _wait_any(stop: asyncio.Event, wake: asyncio.Event, timeout: float) -> None:
+async def wait_any(stop: asyncio.Event, wake: asyncio.Event, timeout: float) -> None:
     """Return when either event is set or ``timeout`` seconds have passed."""
     waiters = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(wake.wait())]
     try:

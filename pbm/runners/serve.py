@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pbm.config import Config
 from pbm.mail.transports import transport_from_config
+from pbm.runners.computer import ComputerPlayer
 from pbm.runners.listener import InboxHandler, Listener, listen
 from pbm.runners.sender import SEND_CONCURRENCY, OutboxSender
 from pbm.runners.timers import run_prune, run_timers
@@ -69,6 +70,7 @@ class Server:
         self.stopping = asyncio.Event()
         self.inbox_wake = asyncio.Event()
         self.outbox_wake = asyncio.Event()
+        self.computer_wake = asyncio.Event()
         self.worker_id = f"{socket.gethostname()}:{os.getpid()}"
         self._listener: Listener | None = None
         self._worker: InboxWorker | WorkerProcesses | None = None  # None: process_inbox off
@@ -129,8 +131,12 @@ class Server:
             concurrency=SEND_CONCURRENCY,
             poll_seconds=self.config.outbound.poll_seconds,
         )
+        player = ComputerPlayer(self.db, self.config, self.outbox_wake)
         tasks = [
             asyncio.create_task(sender.run_forever(self.stopping, self.outbox_wake), name="outbox"),
+            asyncio.create_task(
+                player.run_forever(self.stopping, self.computer_wake), name="computer"
+            ),
             asyncio.create_task(
                 run_timers(self.db, self.config, self.stopping, self.outbox_wake), name="timers"
             ),
@@ -138,6 +144,7 @@ class Server:
         ]
 
         def written(batch: Batch) -> None:
+            self.computer_wake.set()  # a challenge or a move for the computer, perhaps
             # The worker claimed its replies for our sender: no need to look for them.
             if batch.replies:
                 sender.hand_over(batch.replies)

@@ -124,6 +124,7 @@ class Game(SQLModel, table=True):
     # The earliest moment a reminder or the end of a player's time may be due: never
     # later than the truth, so the timers look at these boards only.
     timer_at: datetime | None = _utc_column(nullable=True)
+    computer_level: int | None = None  # 1-5: how hard the computer plays on this board
 
 
 class Move(SQLModel, table=True):

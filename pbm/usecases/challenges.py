@@ -22,6 +22,7 @@ from pbm.games import BadOption
 from pbm.replies import Reply
 from pbm.timecontrol import BadTimeControl, Kind, TimeControl
 from pbm.timecontrol import parse as parse_time_control
+from pbm.usecases import computer
 from pbm.usecases.auth import Actor
 from pbm.usecases.boardmail import board_mails
 from pbm.usecases.changes import BoardChange
@@ -63,8 +64,10 @@ class Challenge:
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
         rules = rules_of(self.game)
+        options = dict(self.options)
+        level = options.pop("level", None)  # the computer's, not the game's
         try:
-            chosen = rules.check_options(self.variant or rules.variants[0], dict(self.options))
+            chosen = rules.check_options(self.variant or rules.variants[0], options)
         except BadOption as exc:
             raise BadRequest(str(exc)) from None
         control = self._control(world.config.clock)
@@ -75,7 +78,11 @@ class Challenge:
         )
         if self.white.lower() == self.black.lower():
             raise BadRequest("A board needs two different players.")
-        white, black = world.account(self.white), world.account(self.black)
+        (white, made_white), (black, made_black) = (
+            computer.account_for(world, self.white),
+            computer.account_for(world, self.black),
+        )
+        made = (*made_white, *made_black)  # the computer's account, the first time
         for player in (white, black):
             if not player.active:
                 raise NotConfirmed(f"{player.display} has not confirmed the account yet.")
@@ -88,6 +95,8 @@ class Challenge:
                     f"Only {white.display} or {black.display} can start a board for them; "
                     "send the challenge from your registered address."
                 )
+        players = (white.userid, black.userid)
+        computer_level = computer.check_challenge(world, rules, players, level)
         state = rules.new(self.variant or rules.variants[0], chosen)
         now = world.now
         board = Board(
@@ -122,6 +131,7 @@ class Challenge:
             time_control=control.spec,
             clock=None,
             timer_at=None,
+            computer_level=computer_level,
             reminders=world.config.clock.reminders,
             people={white.userid: white, black.userid: black},
             vacations=(*world.vacations(white.userid), *world.vacations(black.userid)),
@@ -129,8 +139,10 @@ class Challenge:
         )
         if challenger is None:
             replies = board_mails(board, now, f"New board {board.number} started.")
-            return Decision(replies, (BoardChange(None, board),))
-        return Decision(challenge_mails(board, self.comment, now), (BoardChange(None, board),))
+            return Decision(replies, (*made, BoardChange(None, board)))
+        return Decision(
+            challenge_mails(board, self.comment, now), (*made, BoardChange(None, board))
+        )
 
     def _control(self, site: ClockConfig) -> TimeControl:
         """The board's time control: the one asked for, else the site's."""

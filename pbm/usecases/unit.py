@@ -321,6 +321,8 @@ def _write_one(site: Site, session: Session, item: Decided, world: World) -> Out
                 )
                 for r in _threaded(replies, request)
             )
+            # The computer player reads no mail: none is sent it.
+            replies = tuple(r for r in replies if r.to.lower() != site.config.computer.address)
             outcome.replies = tuple(limits.screen(session, replies, now, site.config.limits))
             outcome.outbox_ids = outbox.enqueue(
                 session, outcome.replies, site.mail_domain, now, site.due(now)

@@ -219,6 +219,7 @@ class Board:
     time_control: str
     clock: str | None
     timer_at: datetime | None  # written by ``BoardChange`` from the clock, never decided
+    computer_level: int | None  # 1-5 on a board the computer plays (``computer``)
     # Loaded with it:
     moves: tuple[PlayedMove, ...] = ()
     followers: tuple[Follower, ...] = ()

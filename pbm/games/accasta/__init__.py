@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pbm.games import IllegalMove, Option, Outcome, check_declared_options
+from pbm.games.accasta import engine
 from pbm.games.accasta.board import CELLS, N_CELLS
 from pbm.games.accasta.diagram import render
 from pbm.games.accasta.help import HELP
@@ -130,6 +131,12 @@ class AccastaState:
     def claim_draw(self) -> Outcome:
         raise IllegalMove("Accasta has no draws: a game ends only when one side wins")
 
+    def computer_move(self, level: int, seed: int, seconds: float) -> str:
+        """The turn the engine plays here at ``level`` within ``seconds`` (``Game``'s
+        optional computer player; ``engine.choose``), in long notation."""
+        found = engine.choose(self.position, level, seed=seed, seconds=seconds)
+        return turn_to_text(self.position, found.turn)
+
     def dump(self) -> str:
         p = self.position
         return json.dumps(
@@ -157,6 +164,8 @@ class Accasta:
         ("black", "schwarz", "nero"),
     )
     notation_examples: tuple[str, ...] = ("a1:C-d1,H-b1", "a1Cd1Hb1", "b4:2-c5 (Pari)")
+    # The computer player's levels and what each means (``engine.LEVELS``).
+    computer_levels: Mapping[int, str] = {n: lv.words for n, lv in engine.LEVELS.items()}
     draw_offers = False
 
     def looks_like_move(self, text: str) -> bool:

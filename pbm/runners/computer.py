@@ -1,0 +1,135 @@
+"""The computer player at work under ``pbm serve``: it accepts the challenges and undo
+requests made to it and plays its moves, thinking in a process of its own.
+
+What it has to do is read from the database (``pbm.usecases.computer.work``)
+when new mail was acted on and every ``POLL_SECONDS``; each accept and move
+is carried out as the computer's own action (``unit.run`` with the admin's
+right to act for it), exactly as a player's mailed command is. Thinking
+runs in a separate process, so a long think never holds up mail; it is
+bounded per move (``computer.seconds_per_move``, and the level's own budget)
+and, for the whole site, per hour (``computer.seconds_per_hour``): past it,
+moves wait for the hour to roll on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import time
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from typing import Protocol
+
+from pbm import games
+from pbm.config import Config
+from pbm.runners.sender import wait_any
+from pbm.store.engine import Database
+from pbm.usecases import computer, unit
+from pbm.usecases.auth import ADMIN, Who
+from pbm.usecases.moves import Move
+from pbm.usecases.proposals import Accept
+from pbm.usecases.refusals import Refused
+from pbm.usecases.site import Site
+
+log = logging.getLogger("pbm.computer")
+
+POLL_SECONDS = 2.0  # a challenge made through another server instance is seen this soon
+HOUR = 3600.0
+
+
+class _Chooser(Protocol):
+    def __call__(self, level: int, seed: int, seconds: float) -> str: ...
+
+
+def think(game: str, position: str, level: int, seed: int, seconds: float) -> str:
+    """The computer's move in ``position`` (a ``GameState.dump``) at ``level``: run in
+    the thinking process."""
+    state = games.get(game).load(position)
+    choose: _Chooser = state.computer_move  # type: ignore[attr-defined]
+    return choose(level, seed, seconds)
+
+
+class ComputerPlayer:
+    """The computer's runner: ``run_forever`` until stopped."""
+
+    def __init__(self, db: Database, config: Config, sent: asyncio.Event | None = None) -> None:
+        self.site = Site(db, config)
+        self.config = config
+        self.sent = sent  # set when its actions wrote mail for the sender
+        self.userid = computer.userid(config)
+        self._pool: ProcessPoolExecutor | None = None
+        self._spent: deque[tuple[float, float]] = deque()  # (when, seconds) of each think
+
+    def _thinker(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # "spawn": a fresh interpreter; forking a process that runs threads is unsafe.
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def _act(self, action: unit.Action) -> bool:
+        """Carry out one of the computer's actions (blocking); whether it wrote mail."""
+        assert self.userid is not None
+        try:
+            return bool(unit.run(self.site, action, Who(self.userid, ADMIN)))
+        except Refused as exc:  # the board changed meanwhile: the next look sees it
+            log.info("computer on board %s: %s", action.board, exc.message)
+            return False
+
+    def _work(self) -> list[computer.Work]:
+        with self.site.db.read() as session:
+            return computer.work(session, self.config)
+
+    def _hour_left(self, now: float) -> float:
+        while self._spent and self._spent[0][0] < now - HOUR:
+            self._spent.popleft()
+        return self.config.computer.seconds_per_hour - sum(s for _, s in self._spent)
+
+    async def run_once(self) -> int:
+        """Do what there is to do now; the number of actions that wrote mail."""
+        wrote = 0
+        for job in await asyncio.to_thread(self._work):
+            if job.kind == "accept":
+                acted = await asyncio.to_thread(self._act, Accept(job.board))
+            else:
+                acted = await self._move(job)
+            if acted:
+                wrote += 1
+                if self.sent is not None:
+                    self.sent.set()
+        return wrote
+
+    async def _move(self, job: computer.Work) -> bool:
+        now = time.monotonic()
+        budget = min(self.config.computer.seconds_per_move, self._hour_left(now))
+        if budget <= 0:
+            return False  # the site's hour of thinking is spent: later
+        loop = asyncio.get_running_loop()
+        seed = job.board * 100_003 + job.ply  # the same position, the same move: replayable
+        text = await loop.run_in_executor(
+            self._thinker(), think, job.game, job.position, job.level, seed, budget
+        )
+        self._spent.append((now, time.monotonic() - now))
+        number = games.move_number(games.get(job.game), job.ply + 1)
+        return await asyncio.to_thread(self._act, Move(job.board, text, expect=number))
+
+    async def run_forever(self, stop: asyncio.Event, wake: asyncio.Event) -> None:
+        """Play until ``stop``; ``wake`` says mail was acted on (a challenge, a move)."""
+        if self.userid is None:
+            return
+        try:
+            while not stop.is_set():
+                wake.clear()
+                try:
+                    if await self.run_once():
+                        continue  # a queued answer to its move may be its turn again: look
+                except Exception:
+                    log.exception("computer: trouble; trying again shortly")
+                await wait_any(stop, wake, POLL_SECONDS)
+        finally:
+            self.close()

@@ -1,0 +1,129 @@
+"""The computer player (issue 25) on a real database: challenged like a person, it accepts
+at once and plays its moves through the same use cases as a mailed move, in a process of
+its own; it grants an undo of its last move, keeps to the site's limits and is rated."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+from conftest import Clock
+from sqlmodel import col, select
+
+from pbm.games.accasta.engine import choose
+from pbm.runners.computer import ComputerPlayer
+from pbm.store.engine import Database
+from pbm.store.tables import Game, OutboxMessage, Player
+from pbm.usecases import queries, unit
+from pbm.usecases.auth import Password, Who
+from pbm.usecases.challenges import Challenge
+from pbm.usecases.computer import ComputerHelp
+from pbm.usecases.moves import Move, Resign
+from pbm.usecases.proposals import Undo
+from pbm.usecases.refusals import BadRequest
+from pbm.usecases.site import Site
+
+ALICE = "alice@example.org"
+PW = Password("pw")
+
+
+@pytest.fixture
+def player(site: Site) -> Iterator[ComputerPlayer]:
+    found = ComputerPlayer(site.db, site.config)
+    found.site = site  # the test's clock
+    yield found
+    found.close()
+
+
+def challenge(site: Site, *options: str, variant: str | None = None) -> int:
+    opts = dict(o.split("=") for o in options)
+    [sent, *_] = unit.run(
+        site, Challenge("accasta", "alice", "computer", sender=ALICE, options=opts, variant=variant)
+    )
+    assert sent.board is not None
+    return sent.board
+
+
+def game(db: Database, board: int) -> Game:
+    with db.transaction() as s:
+        found = s.get(Game, board)
+        assert found is not None
+        return found
+
+
+def test_it_accepts_a_challenge_at_once_and_answers_each_move(
+    db: Database, site: Site, player: ComputerPlayer
+) -> None:
+    board = challenge(site, "level=2")
+    assert game(db, board).status == "waiting"
+    assert asyncio.run(player.run_once()) == 1  # accepted
+    assert (game(db, board).status, game(db, board).computer_level) == ("active", 2)
+    for _ in range(3):
+        pos = queries.view(site, board).state.position  # type: ignore[attr-defined]
+        mine = choose(pos, 2, seed=1, nodes=2_000)
+        from pbm.games.accasta.notation import turn_to_text
+
+        unit.run(site, Move(board, turn_to_text(pos, mine.turn)), Who("alice", PW))
+        assert asyncio.run(player.run_once()) == 1  # its answer
+        assert game(db, board).ply % 2 == 0  # alice to move again
+    with db.transaction() as s:
+        mails = s.exec(select(OutboxMessage).order_by(col(OutboxMessage.id))).all()
+        accounts = s.exec(select(Player.userid)).all()
+    assert "computer" in accounts
+    assert all(m.to_addr != "computer@computer.invalid" for m in mails)  # it reads no mail
+    assert any("Move 6, computer (Black)" in m.body for m in mails if m.to_addr == ALICE)
+
+
+def test_it_grants_an_undo_and_a_resignation_is_rated(
+    db: Database, site: Site, player: ComputerPlayer, clock: Clock
+) -> None:
+    board = challenge(site, "level=1")
+    asyncio.run(player.run_once())
+    legal = queries.view(site, board).state.legal_moves()
+    unit.run(site, Move(board, legal[0]), Who("alice", PW))
+    asyncio.run(player.run_once())
+    assert game(db, board).ply == 2
+    # alice moves and, before the computer's answer, asks to take her move back.
+    unit.run(site, Move(board, queries.view(site, board).state.legal_moves()[0]), Who("alice", PW))
+    unit.run(site, Undo(board), Who("alice", PW))
+    assert asyncio.run(player.run_once()) == 1  # granted; her turn again, nothing to play
+    assert game(db, board).ply == 2
+    unit.run(site, Resign(board), Who("alice", PW))
+    done = game(db, board)
+    assert (done.status, done.result) == ("finished", "0-1")
+    assert done.black_rating_after is not None and done.black_rating_after > 1500
+
+
+def test_the_limits_of_a_game_against_the_computer(site: Site) -> None:
+    for _ in range(3):
+        challenge(site)
+    with pytest.raises(BadRequest, match="alice plays 3 games against the computer already"):
+        challenge(site)
+    with pytest.raises(BadRequest, match="level 1 to 5, not 9"):
+        unit.run(
+            site,
+            Challenge(
+                "accasta", "bob", "computer", sender="bob@example.org", options={"level": "9"}
+            ),
+        )
+    with pytest.raises(BadRequest, match="Chess has no computer player here"):
+        unit.run(site, Challenge("chess", "bob", "computer", sender="bob@example.org"))
+    with pytest.raises(BadRequest, match="--level is for a game against the computer"):
+        unit.run(
+            site,
+            Challenge("accasta", "bob", "alice", sender="bob@example.org", options={"level": "2"}),
+        )
+
+
+def test_help_computer_names_it_and_its_levels(site: Site) -> None:
+    from pbm.commands import parse
+
+    found = parse("help computer")
+    assert found is not None and found.args.topic == "computer"
+    [answer] = unit.run(site, ComputerHelp("x@example.org"))
+    text = " ".join(answer.body.split())
+    assert "The computer player is the account computer" in text
+    assert "accasta challenge YOURID computer --level=3" in text
+    assert "Accasta, --level=N (default 3):" in text
+    assert "1: almost at random" in text and "5: searches as deep as its whole time" in text

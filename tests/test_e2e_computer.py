@@ -1,0 +1,58 @@
+"""End to end: a whole game of Accasta against the computer over real SMTP, standard and
+Pari, with a real ``pbm serve``: the challenge is accepted at once, the computer's moves
+come in the usual board mails (legal, as the server plays them through the same use
+case as a mailed move), and the finished game is rated, the computer too."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+import pytest
+from mailserver import PbmServer, Sink, answer, board_number, full_body_of, sign_up
+
+import pbm.games
+from pbm.games.accasta.engine import choose
+from pbm.games.accasta.notation import turn_to_text
+
+pytestmark = pytest.mark.e2e
+
+ALICE = "alice@example.org"
+ACCASTA = pbm.games.get("accasta")
+
+
+def board_row(server: PbmServer, board: int) -> tuple[str, str, int]:
+    """The board's status, position and ply, as the server stored them."""
+    with sqlite3.connect(server.root / "data" / "pbm.sqlite3") as db:
+        found = db.execute(
+            "select status, position, ply from games where board = ?", (board,)
+        ).fetchone()
+    return str(found[0]), str(found[1]), int(found[2])
+
+
+@pytest.mark.parametrize("variant", ["standard", "pari"])
+def test_a_whole_game_against_the_computer(server: PbmServer, sink: Sink, variant: str) -> None:
+    sign_up(server, sink, "alice", ALICE, "pw-a")
+    server.send(ALICE, f"accasta challenge alice computer --level=1 --variant={variant}")
+    sink.wait_for(ALICE, re.compile(r"Board \d+ - challenge sent"))
+    mail = sink.wait_for(ALICE, re.compile(r"Board \d+ - alice to move"))
+    board = board_number(mail)
+    assert "computer accepted alice's challenge" in full_body_of(mail)
+    for turn in range(200):
+        status, position, ply = board_row(server, board)
+        if status != "active":
+            break
+        state = ACCASTA.load(position)
+        pos = state.position  # type: ignore[attr-defined]
+        mine = turn_to_text(pos, choose(pos, 3, seed=turn, nodes=3_000).turn)
+        answer(server, ALICE, mail, mine)  # by Reply, the move alone
+        mail = sink.wait_for(ALICE, re.compile(r"Board \d+ - (alice to move|White wins)"))
+        if "White wins" not in str(mail["Subject"]) + full_body_of(mail).split("\n", 1)[0]:
+            # The computer answered in the board mail: its move, as Black.
+            assert re.search(rf"Move {ply + 2}, computer \(Black\): \S+", full_body_of(mail))
+    status, _, _ = board_row(server, board)
+    assert status == "finished"
+    text = full_body_of(mail)
+    assert "alice (White) wins" in text
+    assert re.search(r"computer 1500 -> 14\d\d", text)  # rated like anyone
+    assert "computer" in server.pbm("ratings", "--game", "accasta")
