@@ -107,8 +107,6 @@ def test_the_limits_of_a_game_against_the_computer(site: Site) -> None:
                 "accasta", "bob", "computer", sender="bob@example.org", options={"level": "9"}
             ),
         )
-    with pytest.raises(BadRequest, match="Chess has no computer player here"):
-        unit.run(site, Challenge("chess", "bob", "computer", sender="bob@example.org"))
     with pytest.raises(BadRequest, match="--level is for a game against the computer"):
         unit.run(
             site,
@@ -127,3 +125,33 @@ def test_help_computer_names_it_and_its_levels(site: Site) -> None:
     assert "accasta challenge YOURID computer --level=3" in text
     assert "Accasta, --level=N (default 3):" in text
     assert "1: almost at random" in text and "5: searches as deep as its whole time" in text
+    assert "Chess, --level=N (default 3):" in text and "Stockfish at skill 0" in text
+
+
+def test_it_plays_chess_with_stockfish(db: Database, site: Site, player: ComputerPlayer) -> None:
+    [sent, *_] = unit.run(
+        site,
+        Challenge("chess", "alice", "computer", sender=ALICE, options={"level": "1"}),
+    )
+    assert sent.board is not None
+    board = sent.board
+    asyncio.run(player.run_once())
+    for move in ("e4", "Nf3"):
+        unit.run(site, Move(board, move), Who("alice", PW))
+        assert asyncio.run(player.run_once()) == 1
+    view = queries.view(site, board)
+    assert view.state.ply == 4  # type: ignore[attr-defined]
+    with db.transaction() as s:
+        bodies = [m.body for m in s.exec(select(OutboxMessage)).all() if m.to_addr == ALICE]
+    assert any("computer (Black):" in b for b in bodies)
+
+
+def test_a_game_whose_engine_is_not_installed_is_refused(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pbm.games
+
+    # As on a machine without Stockfish: the program the chess computer needs is missing.
+    monkeypatch.setattr(pbm.games.get("chess"), "computer_program", "no-such-engine-here")
+    with pytest.raises(BadRequest, match="No engine for Chess is installed here"):
+        unit.run(site, Challenge("chess", "bob", "computer", sender="bob@example.org"))

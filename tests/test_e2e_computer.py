@@ -56,3 +56,24 @@ def test_a_whole_game_against_the_computer(server: PbmServer, sink: Sink, varian
     assert "alice (White) wins" in text
     assert re.search(r"computer 1500 -> 14\d\d", text)  # rated like anyone
     assert "computer" in server.pbm("ratings", "--game", "accasta")
+
+
+def test_a_short_chess_game_against_the_computer(server: PbmServer, sink: Sink) -> None:
+    sign_up(server, sink, "alice", ALICE, "pw-a")
+    server.send(ALICE, "chess challenge alice computer --level=1")
+    mail = sink.wait_for(ALICE, re.compile(r"Board \d+ - alice to move"))
+    board = board_number(mail)
+    chess_game = pbm.games.get("chess")
+    for turn in range(3):
+        _, position, ply = board_row(server, board)
+        mine = chess_game.load(position).legal_moves()[0]
+        answer(server, ALICE, mail, mine)
+        mail = sink.wait_for(ALICE, re.compile(r"Board \d+ - alice to move"))
+        # Stockfish's answer, as the computer's, in the usual board mail.
+        assert re.search(r"computer \(Black\): \S+", full_body_of(mail)), turn
+        assert board_row(server, board)[2] == ply + 2
+    answer(server, ALICE, mail, "resign")
+    final = sink.wait_for(ALICE, re.compile(r"Board \d+ - Black wins"))
+    text = full_body_of(final)
+    assert "alice resigned" in text
+    assert re.search(r"computer 1500 -> 15\d\d", text)

@@ -24,6 +24,7 @@ from typing import Protocol
 from pbm import games
 from pbm.config import Config
 from pbm.runners.sender import wait_any
+from pbm.runners.stockfish import stockfish_move
 from pbm.store.engine import Database
 from pbm.usecases import computer, unit
 from pbm.usecases.auth import ADMIN, Who
@@ -44,10 +45,18 @@ class _Chooser(Protocol):
 
 def think(game: str, position: str, level: int, seed: int, seconds: float) -> str:
     """The computer's move in ``position`` (a ``GameState.dump``) at ``level``: run in
-    the thinking process."""
-    state = games.get(game).load(position)
-    choose: _Chooser = state.computer_move  # type: ignore[attr-defined]
-    return choose(level, seed, seconds)
+    the thinking process. A game's own engine (``GameState.computer_move``: Accasta's)
+    or the program it names (``Game.computer_program``: Stockfish for chess)."""
+    rules = games.get(game)
+    state = rules.load(position)
+    own: _Chooser | None = getattr(state, "computer_move", None)
+    if own is not None:
+        return own(level, seed, seconds)
+    program = computer.program(rules)
+    path = computer.find_program(program) if program else None
+    if path is None:
+        raise RuntimeError(f"no engine for {rules.title} is installed ({program})")
+    return stockfish_move(state.board, level, seconds, path)  # type: ignore[attr-defined]
 
 
 class ComputerPlayer:

@@ -13,7 +13,9 @@ protocol; Accasta's engine is ``pbm.games.accasta.engine``).
 
 from __future__ import annotations
 
+import os
 import secrets
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -42,6 +44,17 @@ def levels(game: Game) -> Mapping[int, str]:
     """The computer's levels in ``game`` and what each means (none: no computer player)."""
     found: Mapping[int, str] = getattr(game, "computer_levels", {})
     return found
+
+
+def program(game: Game) -> str | None:
+    """The program the computer needs to play ``game`` (chess: ``stockfish``), if any."""
+    name: str | None = getattr(game, "computer_program", None)
+    return name
+
+
+def find_program(name: str) -> str | None:
+    """Where the program ``name`` is installed (Debian puts games in /usr/games)."""
+    return shutil.which(name, path=os.pathsep.join((os.environ.get("PATH", ""), "/usr/games")))
 
 
 def account_for(world: World, name: str) -> tuple[Account, tuple[Change, ...]]:
@@ -85,6 +98,12 @@ def check_challenge(
     offered = levels(game)
     if not offered:
         raise BadRequest(f"{game.title} has no computer player here: challenge a person.")
+    needed = program(game)
+    if needed is not None and find_program(needed) is None:
+        raise BadRequest(
+            f"No engine for {game.title} is installed here ({needed}): the computer cannot "
+            f"play {game.title}; challenge a person."
+        )
     chosen = DEFAULT_LEVEL if level is None else int(level) if level.isdigit() else -1
     if chosen not in offered:
         raise BadRequest(

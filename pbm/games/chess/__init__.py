@@ -147,6 +147,16 @@ class Chess:
     notation_examples: tuple[str, ...] = ("e4", "Nf3", "O-O", "e7e8q", "Ng1-f3")
     draw_offers = True
     record_formats: tuple[RecordFormat, ...] = (PGN,)
+    # The computer player: Stockfish (a program of its own, run by the shell), weakened
+    # through its Skill Level and given a time a move.
+    computer_program = "stockfish"
+    computer_levels: Mapping[int, str] = {
+        1: "Stockfish at skill 0, a tenth of a second a move",
+        2: "Stockfish at skill 5, half a second a move",
+        3: "Stockfish at skill 10, a second a move",
+        4: "Stockfish at skill 15, three seconds a move",
+        5: "Stockfish at full strength, its whole time a move",
+    }
 
     def looks_like_move(self, text: str) -> bool:
         return looks_like_move(text)
