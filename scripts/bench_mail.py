@@ -31,9 +31,11 @@ one after the other, and the no-op line of the same run.
 
 With ``--format both`` the same run plays a site whose players read HTML mail
 (a picture of the board, the default) and one whose players chose plain text.
+With ``--computer N`` the computer player is thinking meanwhile (level 5, a
+minute a move) on N boards where it is to move.
 
 Usage: .venv/bin/python scripts/bench_mail.py [--mode reply|subject] [--format html|text|both]
-       [--clients 20] [--moves 25]
+       [--clients 20] [--moves 25] [--computer 10]
 """
 
 from __future__ import annotations
@@ -68,7 +70,9 @@ from pbm.mail.addresses import token_address
 from pbm.store.engine import Database
 from pbm.usecases import unit
 from pbm.usecases.accounts import Signup
+from pbm.usecases.auth import ADMIN, Who
 from pbm.usecases.challenges import Challenge
+from pbm.usecases.moves import Move
 from pbm.usecases.site import Site
 
 ADDRESS = "pbm@bench.test"
@@ -229,7 +233,7 @@ def child_pids(pid: int) -> list[int]:
 
 
 def setup_site(
-    root: Path, clients: int, mail_format: str
+    root: Path, clients: int, mail_format: str, computer: int = 0
 ) -> tuple[config_mod.Config, list[tuple[int, str, str]]]:
     env = {**os.environ, "PBM_CONFIG": str(root / "pbm.toml"), "PBM_MAIL_ADDRESS": ADDRESS}
     subprocess.run(
@@ -246,6 +250,14 @@ def setup_site(
         board = unit.run(site, Challenge("accasta", w, b, admin=True))[0].board
         assert board is not None
         boards.append((board, w, b))
+    for i in range(computer):  # boards where the computer thinks, at level 5, meanwhile
+        human = f"h{i}"
+        unit.run(site, Signup(human, PASSWORD, f"{human}@players.test", confirmed=True))
+        action = Challenge("accasta", human, "computer", admin=True, options={"level": "5"})
+        board = unit.run(site, action)[0].board
+        assert board is not None
+        first = game_line(5000 + i, 1)[0]
+        unit.run(site, Move(board, first), Who(human, ADMIN))
     with db.transaction() as s:  # the set-up mails are not part of the measurement
         s.execute(sa.text("UPDATE outbox SET status = 'sent'"))
         # The players' choice of mail (pbm player format): html, the default, or text.
@@ -458,13 +470,19 @@ def main() -> None:
         help="the players' mail: with the board's picture (the default), plain text, or "
         "both, one site after the other in the same run",
     )
+    ap.add_argument(
+        "--computer",
+        type=int,
+        default=0,
+        help="boards where the computer is thinking (level 5) while the clients play",
+    )
     args = ap.parse_args()
     formats = ("text", "html") if args.format == "both" else (args.format,)
     results: dict[str, dict[str, float]] = {}
     for mail_format in formats:
         with tempfile.TemporaryDirectory(prefix="pbm-bench-") as tmp:
             root = Path(tmp)
-            cfg, boards = setup_site(root, args.clients, mail_format)
+            cfg, boards = setup_site(root, args.clients, mail_format, args.computer)
             r = run_pbm(root, cfg, boards, args.moves, args.mode)
             n = run_noop(args.clients, args.moves)
         results[mail_format] = r
@@ -487,6 +505,7 @@ def report(
     print(
         f"pbm serve (SQLite + Maildir), {args.mode} mode, {mail_format} mail, {args.clients} "
         f"clients, {int(r['moves'])} moves in {r['wall']:.1f} s"
+        + (f"; the computer thinking on {args.computer} boards" if args.computer else "")
     )
     print(f"  moves/s                         {r['rate']:8.1f}   (target >= 150)")
     print(f"  accepted -> reply written  p50  {r['srv_p50']:8.1f} ms")

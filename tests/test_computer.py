@@ -155,3 +155,21 @@ def test_a_game_whose_engine_is_not_installed_is_refused(
     monkeypatch.setattr(pbm.games.get("chess"), "computer_program", "no-such-engine-here")
     with pytest.raises(BadRequest, match="No engine for Chess is installed here"):
         unit.run(site, Challenge("chess", "bob", "computer", sender="bob@example.org"))
+
+
+def test_a_board_whose_move_cannot_be_made_does_not_hold_up_the_others(
+    db: Database, site: Site, player: ComputerPlayer
+) -> None:
+    broken, other = challenge(site, "level=1"), challenge(site, "level=1")
+    assert asyncio.run(player.run_once()) == 2  # both accepted
+    for board in (broken, other):  # the broken board has waited longest for its answer
+        legal = queries.view(site, board).state.legal_moves()
+        unit.run(site, Move(board, legal[0]), Who("alice", PW))
+    with db.transaction() as s:  # as a bug might leave it: a level no engine has
+        found = s.get(Game, broken)
+        assert found is not None
+        found.computer_level = 9
+        s.add(found)
+    assert asyncio.run(player.run_once()) == 0  # the broken board: no move, set aside
+    assert asyncio.run(player.run_once()) == 1  # the other board's move is made
+    assert (game(db, broken).ply, game(db, other).ply) == (1, 2)

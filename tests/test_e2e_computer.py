@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import time
+from pathlib import Path
 
 import pytest
 from mailserver import PbmServer, Sink, answer, board_number, full_body_of, sign_up
@@ -28,6 +30,21 @@ def board_row(server: PbmServer, board: int) -> tuple[str, str, int]:
             "select status, position, ply from games where board = ?", (board,)
         ).fetchone()
     return str(found[0]), str(found[1]), int(found[2])
+
+
+def thinking(server: PbmServer) -> bool:
+    """Whether the computer's thinking process runs: the server's child at the lowest
+    CPU priority (nice 19)."""
+    assert server.proc is not None
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # After the command: state, ppid, ... nice is the 19th field of the whole line.
+        if int(fields[1]) == server.proc.pid and int(fields[16]) == 19:
+            return True
+    return False
 
 
 @pytest.mark.parametrize("variant", ["standard", "pari"])
@@ -77,3 +94,20 @@ def test_a_short_chess_game_against_the_computer(server: PbmServer, sink: Sink) 
     text = full_body_of(final)
     assert "alice resigned" in text
     assert re.search(r"computer 1500 -> 15\d\d", text)
+
+
+def test_pbm_serve_stops_at_once_while_the_computer_thinks(server: PbmServer, sink: Sink) -> None:
+    """A think of up to a minute does not hold up a stop (systemd's, an admin's Ctrl-C):
+    the thinking process is ended, and the board waits for the computer's move."""
+    sign_up(server, sink, "alice", ALICE, "pw-a")
+    server.send(ALICE, "accasta challenge computer alice --level=5")
+    mail = sink.wait_for(ALICE, re.compile(r"Board \d+ - computer to move"))
+    board = board_number(mail)
+    deadline = time.monotonic() + 20
+    while not thinking(server) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert thinking(server)
+    started = time.monotonic()
+    assert server.stop() == 0
+    assert time.monotonic() - started < 5  # not the minute level 5 may think
+    assert board_row(server, board)[1:] == (ACCASTA.new("standard").dump(), 0)

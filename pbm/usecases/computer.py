@@ -142,7 +142,8 @@ class Work:
 
 
 def work(session: Session, config: Config) -> list[Work]:
-    """Everything the computer has to do now, oldest board first (two indexed reads)."""
+    """Everything the computer has to do now: the requests to answer (oldest board first),
+    then the moves to make (the board that has waited longest first)."""
     uid = userid(config)
     if uid is None:
         return []
@@ -166,7 +167,9 @@ def work(session: Session, config: Config) -> list[Work]:
     moving = sa.select(
         GAMES.c.board, GAMES.c.game, GAMES.c.position, GAMES.c.computer_level, GAMES.c.ply
     ).where(mine, turn, GAMES.c.status == "active", GAMES.c.undo_request_by.is_(None))
-    for row in session.execute(moving.order_by(GAMES.c.board)):
+    # The board that has waited longest first: the computer plays one move at a time.
+    waited = sa.func.coalesce(GAMES.c.last_move_at, GAMES.c.created_at)
+    for row in session.execute(moving.order_by(waited, GAMES.c.board)):
         out.append(
             Work(
                 int(row.board),
