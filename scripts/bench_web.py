@@ -67,11 +67,12 @@ def fresh_postgres() -> str:
     return POSTGRES
 
 
-def start_web(root: Path, url: str) -> tuple[subprocess.Popen[bytes], int]:
+def start_web(root: Path, url: str, workers: int = 1) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     (root / "pbm.toml").write_text(
         f'[database]\nurl = "{url}"\n[mail]\naddress = "pbm@bench.test"\nsecret = "s"\n'
         f'[server]\nlog_level = "WARNING"\n[web]\nlisten = "127.0.0.1:{port}"\n'
+        f"workers = {workers}\n"
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "pbm", "--config", str(root / "pbm.toml"), "web"], cwd=root
@@ -130,6 +131,7 @@ def main() -> None:
         help="mean seconds a visitor reads a page before the next (0: none, the site's limit)",
     )
     ap.add_argument("--postgres", action="store_true", help="PostgreSQL instead of SQLite")
+    ap.add_argument("--workers", type=int, default=1, help="web.workers: processes answering")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="pbm-bench-web-") as tmp:
         root = Path(tmp)
@@ -149,7 +151,7 @@ def main() -> None:
             f"{counts['games']:,} games, {counts['moves']:,} moves stored in "
             f"{time.perf_counter() - t:.1f} s ({'PostgreSQL' if args.postgres else 'SQLite'})"
         )
-        proc, port = start_web(root, url)
+        proc, port = start_web(root, url, args.workers)
         try:
             # Warm: the first requests load templates and python's caches.
             warm = http.client.HTTPConnection("127.0.0.1", port)

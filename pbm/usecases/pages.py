@@ -11,6 +11,8 @@ visitor who has it already gets a 304 for the price of that query.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -87,14 +89,16 @@ def _newest_first() -> list[sa.ColumnElement[object]]:
     return [GAMES.c.last_move_at.desc().nulls_last(), GAMES.c.board.desc()]
 
 
-def stamp(site: Site, number: int) -> str | None:
-    """What a board's page is made from (its version), None if it is not shown: the
-    one read a revalidation costs."""
-    with site.db.read() as s:
-        return _version(s, number)
+@contextmanager
+def snapshot(site: Site) -> Iterator[Session]:
+    """One read for all a page is made of: what it is made from (``version``, all a
+    revalidation costs) and, when it must be made, the rest (``board_in``)."""
+    with site.db.read() as session:
+        yield session
 
 
-def _version(session: Session, number: int) -> str | None:
+def version(session: Session, number: int) -> str | None:
+    """What a board's page is made from (its version), None if it is not shown."""
     if not 0 < number <= MAX_NUMBER:
         return None
     query = sa.select(GAMES.c.version).where(GAMES.c.board == number, _shown())
@@ -102,7 +106,7 @@ def _version(session: Session, number: int) -> str | None:
     return None if row is None else str(row.version)
 
 
-def site_stamp(site: Site) -> str:
+def site_stamp(session: Session) -> str:
     """What the lists are made from: the newest board, move and end (each the end of an
     index: cheap on any number of games)."""
     ends = [
@@ -114,20 +118,24 @@ def site_stamp(site: Site) -> str:
         sa.select(sa.func.max(MOVES.c.id)).scalar_subquery(),
         *ends,
     )
-    with site.db.read() as s:
-        row = s.execute(newest).one()
+    row = session.execute(newest).one()
     return ".".join(str(v) for v in row)
 
 
 def board(site: Site, number: int) -> Board:
     """A public board, everything about it; ``NotShown`` if there is none."""
+    with site.db.read() as session:
+        return board_in(session, site, number)
+
+
+def board_in(session: Session, site: Site, number: int) -> Board:
+    """``board`` in a read (``snapshot``) of the caller's."""
     if not 0 < number <= MAX_NUMBER:
         raise NotShown(number)
-    with site.db.read() as s:
-        try:
-            found = World(s, site.config, site.clock()).board(number)
-        except UnknownBoard:
-            raise NotShown(number) from None
+    try:
+        found = World(session, site.config, site.clock()).board(number)
+    except UnknownBoard:
+        raise NotShown(number) from None
     if not shown(found):
         raise NotShown(number)
     return found
@@ -143,6 +151,12 @@ def position_at(board: Board, ply: int) -> str:
 def front(site: Site, page: int = 1) -> FrontPage:
     """Active boards, newest move first, ``PAGE_SIZE`` a page (then those without a move
     yet, newest first); the latest finished ones."""
+    with site.db.read() as session:
+        return front_in(session, page)
+
+
+def front_in(s: Session, page: int = 1) -> FrontPage:
+    """``front`` in a read (``snapshot``) of the caller's."""
     page = max(page, 1)
     start = (page - 1) * PAGE_SIZE
     active = sa.select(GAMES).where(GAMES.c.status == "active")
@@ -158,16 +172,15 @@ def front(site: Site, page: int = 1) -> FrontPage:
         .order_by(GAMES.c.ended_at.desc(), GAMES.c.board.desc())
         .limit(PAGE_SIZE)
     )
-    with site.db.read() as s:
-        boards = summaries_of(s, moved.offset(start).limit(PAGE_SIZE + 1))
-        if len(boards) <= PAGE_SIZE:
-            skip = 0
-            if not boards and start:
-                count = sa.select(sa.func.count()).select_from(moved.subquery())
-                skip = start - int(s.execute(count).scalar_one())
-            rest = PAGE_SIZE + 1 - len(boards)
-            boards += summaries_of(s, unmoved.offset(max(skip, 0)).limit(rest))
-        ended = summaries_of(s, finished) if page == 1 else []
+    boards = summaries_of(s, moved.offset(start).limit(PAGE_SIZE + 1))
+    if len(boards) <= PAGE_SIZE:
+        skip = 0
+        if not boards and start:
+            count = sa.select(sa.func.count()).select_from(moved.subquery())
+            skip = start - int(s.execute(count).scalar_one())
+        rest = PAGE_SIZE + 1 - len(boards)
+        boards += summaries_of(s, unmoved.offset(max(skip, 0)).limit(rest))
+    ended = summaries_of(s, finished) if page == 1 else []
     return FrontPage(boards[:PAGE_SIZE], ended, page, len(boards) > PAGE_SIZE)
 
 
@@ -284,7 +297,7 @@ def feed(site: Site, number: int | None = None, userid: str | None = None) -> li
     )
     with site.db.read() as s:
         if number is not None:
-            if _version(s, number) is None:
+            if version(s, number) is None:
                 raise NotShown(number)
             stmt = stmt.where(MOVES.c.board == number)
         if userid is not None:

@@ -34,6 +34,7 @@ from pbm.usecases.boardmail import board_view
 from pbm.usecases.pages import NotShown
 from pbm.usecases.site import Site
 from pbm.usecases.text import fmt_time
+from pbm.usecases.world import Board
 
 STATIC = Path(__file__).parent / "static"
 # RFC 9110 9.3: only the safe methods are served; the site changes nothing.
@@ -86,7 +87,9 @@ def from_environment() -> ASGIApp:
     """The site's application for a uvicorn worker process: the configuration named by
     ``PBM_CONFIG`` (with the environment's overrides), its database opened here."""
     cfg = config.load()
-    return create_app(Site(Database.open(cfg, create=False), cfg))
+    # No ping before each read: it would be a fourth of a page's round trips to PostgreSQL.
+    # A page after the database restarted fails once (a 500), and the pool is made anew.
+    return create_app(Site(Database.open(cfg, create=False, ping=False), cfg))
 
 
 class _Guard:
@@ -142,11 +145,12 @@ class _Views:
 
     async def front(self, request: Request) -> Response:
         number = _int(request.query_params.get("page", "1"))
-        return self._cached(
-            request,
-            f"front.{number}.{pages.site_stamp(self.site)}",
-            lambda: self.page("front.html", front=pages.front(self.site, number), title="Games"),
-        )
+        with pages.snapshot(self.site) as read:  # one read: a 304, or the page
+            return self._cached(
+                request,
+                f"front.{number}.{pages.site_stamp(read)}",
+                lambda: self.page("front.html", front=pages.front_in(read, number), title="Games"),
+            )
 
     def _cached(self, request: Request, made_of: str, make: Callable[[], Response]) -> Response:
         """A page its visitor (or a proxy) may keep: 304 when he has it (``made_of`` is
@@ -161,16 +165,20 @@ class _Views:
 
     async def board(self, request: Request) -> Response:
         number = request.path_params["number"]
-        stamp = pages.stamp(self.site, number)
-        if stamp is None:
-            raise NotShown(number)
         seat = 1 if request.query_params.get("seat") == "1" else 0
         ply = request.path_params.get("ply")
-        made_of = f"board.{number}.{stamp}.{ply}.{seat}"
-        return self._cached(request, made_of, lambda: self._board_page(number, ply, seat))
+        with pages.snapshot(self.site) as read:  # one read: a 304, or the page
+            stamp = pages.version(read, number)
+            if stamp is None:
+                raise NotShown(number)
+            made_of = f"board.{number}.{stamp}.{ply}.{seat}"
+            return self._cached(
+                request,
+                made_of,
+                lambda: self._board_page(pages.board_in(read, self.site, number), ply, seat),
+            )
 
-    def _board_page(self, number: int, ply: int | None, seat: int) -> Response:
-        board = pages.board(self.site, number)
+    def _board_page(self, board: Board, ply: int | None, seat: int) -> Response:
         ply = board.ply if ply is None else ply
         pages.position_at(board, ply)  # a ply past the end is no page
         view = board_view(board, self.site.clock())
