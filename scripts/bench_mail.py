@@ -32,10 +32,12 @@ one after the other, and the no-op line of the same run.
 With ``--format both`` the same run plays a site whose players read HTML mail
 (a picture of the board, the default) and one whose players chose plain text.
 With ``--computer N`` the computer player is thinking meanwhile (level 5, a
-minute a move) on N boards where it is to move.
+minute a move) on N boards where it is to move. With ``--think S`` each client
+waits S seconds on average before each move, as players do: the latencies at
+a load a site sees, rather than at the most the server can carry.
 
 Usage: .venv/bin/python scripts/bench_mail.py [--mode reply|subject] [--format html|text|both]
-       [--clients 20] [--moves 25] [--computer 10]
+       [--clients 20] [--moves 25] [--computer 10] [--think 0.5]
 """
 
 from __future__ import annotations
@@ -278,7 +280,12 @@ def move_mail(
 
 
 def run_pbm(
-    root: Path, cfg: config_mod.Config, boards: list[tuple[int, str, str]], moves: int, mode: str
+    root: Path,
+    cfg: config_mod.Config,
+    boards: list[tuple[int, str, str]],
+    moves: int,
+    mode: str,
+    think: float = 0.0,
 ) -> dict[str, float]:
     env = {
         **os.environ,
@@ -320,8 +327,11 @@ def run_pbm(
     ]
 
     def client(i: int, board: int, white: str, black: str) -> None:
+        rng = random.Random(i)
         with smtplib.SMTP("127.0.0.1", port, timeout=60) as smtp:
             for ply, (sender, to, mid, raw) in enumerate(scripts[i]):
+                if think:
+                    time.sleep(rng.expovariate(1 / think))  # a player reading his mail
                 ev = watcher.expect(mid)
                 t0 = time.time()
                 smtp.sendmail(sender, [to], raw)
@@ -471,6 +481,13 @@ def main() -> None:
         "both, one site after the other in the same run",
     )
     ap.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="seconds a client waits before each move (on average, exponentially): a load "
+        "a site sees, not the most it can carry (0: as fast as it answers)",
+    )
+    ap.add_argument(
         "--computer",
         type=int,
         default=0,
@@ -483,7 +500,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="pbm-bench-") as tmp:
             root = Path(tmp)
             cfg, boards = setup_site(root, args.clients, mail_format, args.computer)
-            r = run_pbm(root, cfg, boards, args.moves, args.mode)
+            r = run_pbm(root, cfg, boards, args.moves, args.mode, args.think)
             n = run_noop(args.clients, args.moves)
         results[mail_format] = r
         report(args, mail_format, r, n)
@@ -494,6 +511,8 @@ def main() -> None:
         print(
             f"html against text: moves/s {html['rate'] / text['rate'] * 100 - 100:+.1f} %, "
             f"p99 {html['srv_p99'] / text['srv_p99'] * 100 - 100:+.1f} %, "
+            f"round trip p50 {html['rt_p50'] / text['rt_p50'] * 100 - 100:+.1f} %, "
+            f"p99 {html['rt_p99'] / text['rt_p99'] * 100 - 100:+.1f} %, "
             f"worker CPU per move {worker:+.1f} ms, "
             f"server CPU per move {server:+.1f} ms"
         )

@@ -111,3 +111,22 @@ def test_pbm_serve_stops_at_once_while_the_computer_thinks(server: PbmServer, si
     assert server.stop() == 0
     assert time.monotonic() - started < 5  # not the minute level 5 may think
     assert board_row(server, board)[1:] == (ACCASTA.new("standard").dump(), 0)
+
+
+def test_the_computer_grants_an_undo_asked_by_mail(server: PbmServer, sink: Sink) -> None:
+    """A move and the request to take it back in one mail: the computer grants it instead
+    of answering the move, and the board is as before the move."""
+    sign_up(server, sink, "alice", ALICE, "pw-a")
+    server.send(ALICE, "accasta challenge alice computer --level=1")
+    mail = sink.wait_for(ALICE, re.compile(r"Board \d+ - alice to move"))
+    board = board_number(mail)
+    _, start, _ = board_row(server, board)
+    move = ACCASTA.load(start).legal_moves()[0]
+    server.send(
+        ALICE,
+        "my move, and I take it back",
+        f"accasta move {board} alice pw-a {move}\naccasta undo {board} alice pw-a\n",
+    )
+    mail = sink.wait_for(ALICE, re.compile(r"Board \d+ - alice to move"))
+    assert re.search(r"computer agreed: move 1 \(\S+\) by alice was taken back", full_body_of(mail))
+    assert board_row(server, board) == ("active", start, 0)

@@ -96,15 +96,11 @@ class Database:
     sessions: sessionmaker[Session]
 
     @classmethod
-    def open(
-        cls, config_or_url: Config | str | URL, *, create: bool = True, ping: bool = True
-    ) -> Database:
+    def open(cls, config_or_url: Config | str | URL, *, create: bool = True) -> Database:
         """Connect; does not migrate (see ``init_db``).
 
         ``create`` False: a SQLite file that does not exist yet is an error
-        (``FileNotFoundError``), not a new empty database. ``ping`` False: a
-        PostgreSQL connection is not tried before each use (a round trip); one
-        the server dropped fails its first use, and the pool is made anew.
+        (``FileNotFoundError``), not a new empty database.
         """
         url = url_of(config_or_url)
         if url.get_backend_name() == "sqlite":
@@ -117,7 +113,7 @@ class Database:
             engine = sa.create_engine(url, connect_args={"check_same_thread": False})
             _sqlite_setup(engine)
         else:
-            engine = sa.create_engine(url, pool_pre_ping=ping)
+            engine = sa.create_engine(url, pool_pre_ping=True)
         return cls(engine, sessionmaker(engine, class_=Session, expire_on_commit=False))
 
     @property

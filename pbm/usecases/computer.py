@@ -199,8 +199,8 @@ class ComputerHelp:
             f"The computer player is the account {uid}: challenge it like a person, "
             f"for example: accasta challenge YOURID {uid} --level=3 (or {uid} YOURID to "
             "let it move first). It accepts at once and answers each move by itself, "
-            f"within {world.config.computer.seconds_per_move:.0f} seconds, sooner at low "
-            "levels. It grants an undo, never offers or accepts a draw, and is rated like "
+            f"after at most {world.config.computer.seconds_per_move:.0f} seconds of thought, "
+            "sooner at low levels; it thinks about one board at a time. It grants an undo, never offers or accepts a draw, and is rated like "
             f"anyone. You may have {world.config.computer.games_per_player} games against "
             "it at once."
         )

@@ -87,9 +87,7 @@ def from_environment() -> ASGIApp:
     """The site's application for a uvicorn worker process: the configuration named by
     ``PBM_CONFIG`` (with the environment's overrides), its database opened here."""
     cfg = config.load()
-    # No ping before each read: it would be a fourth of a page's round trips to PostgreSQL.
-    # A page after the database restarted fails once (a 500), and the pool is made anew.
-    return create_app(Site(Database.open(cfg, create=False, ping=False), cfg))
+    return create_app(Site(Database.open(cfg, create=False), cfg))
 
 
 class _Guard:
