@@ -200,9 +200,9 @@ class ComputerHelp:
             f"for example: accasta challenge YOURID {uid} --level=3 (or {uid} YOURID to "
             "let it move first). It accepts at once and answers each move by itself, "
             f"after at most {world.config.computer.seconds_per_move:.0f} seconds of thought, "
-            "sooner at low levels; it thinks about one board at a time. It grants an undo, never offers or accepts a draw, and is rated like "
-            f"anyone. You may have {world.config.computer.games_per_player} games against "
-            "it at once."
+            "sooner at low levels; it thinks about one board at a time. It grants an undo, "
+            "never offers or accepts a draw, and is rated like anyone. You may have "
+            f"{world.config.computer.games_per_player} games against it at once."
         )
         for name in games_with_levels():
             game = rules_of(name)
