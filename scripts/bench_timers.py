@@ -10,7 +10,7 @@ PostgreSQL database given, which it empties first) with BOARDS boards in play on
 - a pass when nothing is due (the median of 20): the one indexed query for the
   boards whose moment has come, and the lapsed challenges;
 - the pass that ends the DUE games on time: each board read, decided and written
-  with its board mails and ratings, one transaction each;
+  with its board mails and ratings, ``TICK_BATCH`` boards a transaction;
 - a pass right after it, when nothing is due again.
 
 The ``timer_at`` of the generated boards is what ``pbm.usecases.clocks.next_timer``
