@@ -4,8 +4,11 @@ Pure: positions in, a turn out, no I/O. The search is iterative deepening
 within a budget of nodes and of time, with a transposition table keyed by
 Zobrist hashes (a random key per cell and stack, XORed together, updated by
 the cells a turn changes), move ordering (the table's move, then turns that
-capture big stacks or enter the enemy castle, then killer moves) and an
-evaluation of:
+capture big stacks or enter the enemy castle, then killer moves), from
+level 4 a quiescence search at the leaves (the captures and castle entries
+that stand open are played out before a position is judged: judged in the
+middle of an exchange, a position misleads the search, the more so at an odd
+depth) and an evaluation of:
 
 - material on top: the player heading a stack holds its pieces, his own at
   their worth (Shield 1, Horse 2, Chariot 3; Pari every piece 1) and the
@@ -26,7 +29,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from pbm.games.accasta.board import CASTLES, FULL_RAYS, N_CELLS, WHITE
@@ -41,8 +44,10 @@ INF: Final = 10 * WIN
 @dataclass(frozen=True, slots=True)
 class Level:
     """How hard the engine tries: ``depth`` plies at most, ``nodes`` and ``seconds`` of
-    budget, and ``noise`` (score points added at random to each root turn: a weaker
-    player's misjudgement)."""
+    budget, ``noise`` (score points added at random to each root turn: a weaker
+    player's misjudgement) and ``captures``: plies past its depth in which only
+    captures and castle entries are looked at, so that a position is not judged
+    in the middle of an exchange (a quiescence search)."""
 
     number: int
     words: str
@@ -50,14 +55,22 @@ class Level:
     nodes: int
     seconds: float
     noise: int = 0
+    captures: int = 0
 
 
 LEVELS: Final = {
     1: Level(1, "almost at random: takes a win it sees, else any legal turn", 0, 0, 0.0),
     2: Level(2, "looks one turn ahead, with some misjudgement", 1, 20_000, 2.0, noise=60),
     3: Level(3, "looks two turns ahead", 2, 60_000, 5.0),
-    4: Level(4, "looks three turns ahead", 3, 300_000, 20.0),
-    5: Level(5, "searches as deep as its whole time allows", 64, 5_000_000, 60.0),
+    4: Level(
+        4,
+        "looks two turns ahead and plays out the captures that stand open",
+        2,
+        300_000,
+        20.0,
+        captures=1,
+    ),
+    5: Level(5, "searches as deep as its whole time allows", 64, 5_000_000, 60.0, captures=1),
 }
 
 
@@ -212,19 +225,34 @@ class _Searcher:
         def weight(turn: Turn) -> int:
             if turn == best:
                 return 1 << 30
-            w = 0
-            for i in range(2, len(turn), 2):
-                target = turn[i]
-                stack = board[target]
-                if stack and stack[-1].isupper() != (mover == WHITE):
-                    w += 100 * len(stack)  # captures a stack, the bigger the better
-                if target in enemy_castle:
-                    w += 150
+            w = _gain(board, mover, enemy_castle, turn)
             if turn in killers:
                 w += 50
             return w
 
         return sorted(turns, key=weight, reverse=True)
+
+    def quiet(self, pos: Position, alpha: int, beta: int, ply: int, left: int) -> int:
+        """The position's worth once the captures and castle entries that stand open are
+        played out (``left`` plies of them at most): the side to move may also stop."""
+        self.tick()
+        done = self.over(pos)
+        if done is not None:
+            return done - ply if done > 0 else done + ply
+        standing = evaluate(pos)
+        if left <= 0 or standing >= beta:
+            return standing
+        alpha = max(alpha, standing)
+        board, mover = pos.board, pos.to_move
+        enemy_castle = CASTLES[1 - mover]
+        gains = [(g, t) for t in generate_turns(pos) if (g := _gain(board, mover, enemy_castle, t))]
+        gains.sort(key=lambda gt: gt[0], reverse=True)
+        for _, turn in gains:
+            score = -self.quiet(pos.push(turn), -beta, -alpha, ply + 1, left - 1)
+            if score >= beta:
+                return score
+            alpha = max(alpha, score)
+        return alpha
 
     def negamax(self, pos: Position, key: int, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.tick()
@@ -232,8 +260,11 @@ class _Searcher:
         if done is not None:
             return done - ply if done > 0 else done + ply
         if depth <= 0:
-            # A leaf is judged as it stands: making its turns to see whether there are
-            # any would cost more than the rest of the search (a stalemate is rare).
+            # A leaf is judged once its exchanges are played out; a player with no turn
+            # at all is not looked for there (it would cost more than the rest of the
+            # search, and a stalemate is rare).
+            if self.level.captures:
+                return self.quiet(pos, alpha, beta, ply, self.level.captures)
             return evaluate(pos)
         turns = generate_turns(pos)
         if not turns:
@@ -314,13 +345,10 @@ def choose(
         raise ValueError(f"the level is 1 to 5, not {level}")
     settings = LEVELS[level]
     if seconds is not None or nodes is not None:
-        settings = Level(
-            settings.number,
-            settings.words,
-            settings.depth,
-            nodes if nodes is not None else settings.nodes,
-            seconds if seconds is not None else settings.seconds,
-            settings.noise,
+        settings = replace(
+            settings,
+            nodes=nodes if nodes is not None else settings.nodes,
+            seconds=seconds if seconds is not None else settings.seconds,
         )
     rng = random.Random(seed)
     started = clock()
@@ -347,6 +375,20 @@ def choose(
         if abs(score) >= WIN - 100:
             break  # a forced win or loss is found: deeper says nothing more
     return Search(best[0], best[1], best[2], searcher.nodes, clock() - started)
+
+
+def _gain(board: tuple[str, ...], mover: int, enemy_castle: frozenset[int], turn: Turn) -> int:
+    """What ``turn`` takes at once: enemy stacks captured (the bigger the better) and
+    steps into the enemy castle; 0 for a quiet turn."""
+    w = 0
+    for i in range(2, len(turn), 2):
+        target = turn[i]
+        stack = board[target]
+        if stack and stack[-1].isupper() != (mover == WHITE):
+            w += 100 * len(stack)
+        if target in enemy_castle:
+            w += 150
+    return w
 
 
 def _wins(pos: Position, turn: Turn) -> bool:
