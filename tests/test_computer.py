@@ -73,6 +73,16 @@ def test_it_accepts_a_challenge_at_once_and_answers_each_move(
     assert "computer" in accounts
     assert all(m.to_addr != "computer@computer.invalid" for m in mails)  # it reads no mail
     assert any("Move 6, computer (Black)" in m.body for m in mails if m.to_addr == ALICE)
+    assert not any("site admin" in m.body for m in mails)  # its moves are its own
+
+
+def test_nobody_else_acts_as_the_computer(site: Site) -> None:
+    from pbm.usecases.auth import COMPUTER
+    from pbm.usecases.refusals import WrongPassword
+
+    board = challenge(site)
+    with pytest.raises(WrongPassword, match="Only the computer player acts as the computer"):
+        unit.run(site, Resign(board), Who("alice", COMPUTER))
 
 
 def test_it_grants_an_undo_and_a_resignation_is_rated(

@@ -3,9 +3,9 @@ requests made to it and plays its moves, thinking in a process of its own.
 
 What it has to do is read from the database (``pbm.usecases.computer.work``)
 when new mail was acted on and every ``POLL_SECONDS``; each accept and move
-is carried out as the computer's own action (``unit.run`` with the admin's
-right to act for it), exactly as a player's mailed command is. Thinking
-runs in a separate process, so a long think never holds up mail; it is
+is carried out as the computer's own action (``unit.run`` as ``COMPUTER``,
+which acts for the computer's account alone), exactly as a player's mailed
+command is. Thinking runs in a separate process, so a long think never holds up mail; it is
 bounded per move (``computer.seconds_per_move``, and the level's own budget)
 and, for the whole site, per hour (``computer.seconds_per_hour``): past it,
 moves wait for the hour to roll on. That process runs at the lowest CPU
@@ -30,7 +30,7 @@ from pbm.runners.sender import wait_any
 from pbm.runners.stockfish import stockfish_move
 from pbm.store.engine import Database
 from pbm.usecases import computer, unit
-from pbm.usecases.auth import ADMIN, Who
+from pbm.usecases.auth import COMPUTER, Who
 from pbm.usecases.moves import Move
 from pbm.usecases.proposals import Accept
 from pbm.usecases.refusals import Refused
@@ -124,7 +124,7 @@ class ComputerPlayer:
         """Carry out one of the computer's actions (blocking); whether it wrote mail."""
         assert self.userid is not None
         try:
-            return bool(unit.run(self.site, action, Who(self.userid, ADMIN)))
+            return bool(unit.run(self.site, action, Who(self.userid, COMPUTER)))
         except Refused as exc:  # the board changed meanwhile: the next look sees it
             log.info("computer on board %s: %s", action.board, exc.message)
             return False

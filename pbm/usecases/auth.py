@@ -208,7 +208,16 @@ class Admin:
 
 
 ADMIN = Admin()
-Credentials = Password | ByReply | Admin
+
+
+@dataclass(frozen=True, slots=True)
+class Computer:
+    """The server's own computer player acting for itself (``pbm.runners.computer``): no
+    password, and only for the computer's account; its moves are its own, no admin's."""
+
+
+COMPUTER = Computer()
+Credentials = Password | ByReply | Admin | Computer
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +281,10 @@ def authenticate(
             from_owner(account, sender, envelope, board)
         if credentials.board != board:
             raise WrongPassword("This reply address does not let you do that; use your password.")
+    elif isinstance(credentials, Computer):
+        if account.userid != world.config.computer.userid.strip().lower():
+            raise WrongPassword("Only the computer player acts as the computer.")
+        return Actor(account, credentials)
     if not account.active and not isinstance(credentials, Admin):
         raise NotConfirmed(
             f"The account {account.display} is not confirmed yet: reply to the mail that "
