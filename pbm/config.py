@@ -137,11 +137,16 @@ class ComputerConfig:
     seconds_per_hour: float = 1800.0  # its thinking on the whole site, an hour at most
 
     @property
+    def account(self) -> str | None:
+        """Its account's userid as accounts are kept (lower case); None: no computer
+        player on this site."""
+        return self.userid.strip().lower() or None
+
+    @property
     def address(self) -> str:
         """Its mail address, where no mail is ever delivered (RFC 2606 ``.invalid``):
         it reads none, so none is sent it; "" when the site has no computer player."""
-        uid = self.userid.strip().lower()
-        return f"{uid}@computer.invalid" if uid else ""
+        return f"{self.account}@computer.invalid" if self.account else ""
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,13 @@ What it has to do is read from the database (``pbm.usecases.computer.work``)
 when new mail was acted on and every ``POLL_SECONDS``; each accept and move
 is carried out as the computer's own action (``unit.run`` as ``COMPUTER``,
 which acts for the computer's account alone), exactly as a player's mailed
-command is. Thinking runs in a separate process, so a long think never holds up mail; it is
-bounded per move (``computer.seconds_per_move``, and the level's own budget)
-and, for the whole site, per hour (``computer.seconds_per_hour``): past it,
-moves wait for the hour to roll on. That process runs at the lowest CPU
-priority, so mail is answered first; the boards wait their turn, one move at
-a time, and a challenge is accepted between two moves.
+command is. Thinking runs in a separate process, so a long think never holds
+up mail; it is bounded per move (``computer.seconds_per_move``, and the
+level's own budget) and, for the whole site, per hour
+(``computer.seconds_per_hour``): past it, moves wait for the hour to roll on.
+That process runs at the lowest CPU priority, so mail is answered first; the
+boards wait their turn, one move at a time, and a challenge is accepted
+between two moves.
 """
 
 from __future__ import annotations

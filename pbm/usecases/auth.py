@@ -282,7 +282,7 @@ def authenticate(
         if credentials.board != board:
             raise WrongPassword("This reply address does not let you do that; use your password.")
     elif isinstance(credentials, Computer):
-        if account.userid != world.config.computer.userid.strip().lower():
+        if account.userid != world.config.computer.account:
             raise WrongPassword("Only the computer player acts as the computer.")
         return Actor(account, credentials)
     if not account.active and not isinstance(credentials, Admin):

@@ -37,7 +37,7 @@ DEFAULT_LEVEL = 3
 
 def userid(config: Config) -> str | None:
     """The computer player's userid (lower case), or None when the site has none."""
-    return config.computer.userid.strip().lower() or None
+    return config.computer.account
 
 
 def levels(game: Game) -> Mapping[int, str]:
