@@ -23,7 +23,7 @@ from pbm.games.chess.notation import parse_move
 from pbm.games.chess.pgn import read_pgn, write_pgn
 
 PROPS = settings(
-    max_examples=60,
+    max_examples=40,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

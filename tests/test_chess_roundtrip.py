@@ -31,8 +31,8 @@ from pbm.usecases.moves import Move, Resign
 from pbm.usecases.site import Site
 
 SEED = 20250301
-GAMES = 120
-LONGEST = 20  # plies: with the games' random lengths, about 1,250 moves in all
+GAMES = 60
+LONGEST = 20  # plies: with the games' random lengths, about 600 moves in all
 PLAYERS = ("alice", "bob")
 
 
