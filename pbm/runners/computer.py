@@ -77,7 +77,7 @@ class ComputerPlayer:
         self.site = Site(db, config)
         self.config = config
         self.sent = sent  # set when its actions wrote mail for the sender
-        self.userid = computer.userid(config)
+        self.userid = config.computer.account
         self._pool: Pool | None = None
         self._spent: deque[tuple[float, float]] = deque()  # (when, seconds) of each think
         self._set_aside: dict[int, float] = {}  # board -> when its move may be tried again

@@ -35,11 +35,6 @@ from pbm.usecases.world import GAMES, Account, Board, World, rules_of
 DEFAULT_LEVEL = 3
 
 
-def userid(config: Config) -> str | None:
-    """The computer player's userid (lower case), or None when the site has none."""
-    return config.computer.account
-
-
 def levels(game: Game) -> Mapping[int, str]:
     """The computer's levels in ``game`` and what each means (none: no computer player)."""
     found: Mapping[int, str] = getattr(game, "computer_levels", {})
@@ -60,7 +55,7 @@ def find_program(name: str) -> str | None:
 def account_for(world: World, name: str) -> tuple[Account, tuple[Change, ...]]:
     """The account ``name`` names (``UnknownPlayer`` if none), and the change that makes
     it: the computer's account is made the first time it is challenged."""
-    uid = userid(world.config)
+    uid = world.config.computer.account
     if uid is None or name.lower() != uid:
         return world.account(name), ()
     found = world.find_account(uid)
@@ -80,7 +75,7 @@ def account_for(world: World, name: str) -> tuple[Account, tuple[Change, ...]]:
 
 def plays(config: Config, board: Board) -> bool:
     """Whether the computer player is one of ``board``'s players."""
-    uid = userid(config)
+    uid = config.computer.account
     return uid is not None and uid in board.players
 
 
@@ -90,7 +85,7 @@ def check_challenge(
     """The computer's level on a new board of ``players`` (None: it does not play);
     refused when ``game`` has no computer player, the level is not one of them, or the
     person has as many games against it as the site allows."""
-    uid = userid(world.config)
+    uid = world.config.computer.account
     if uid is None or uid not in players:
         if level is not None:
             raise BadRequest("--level is for a game against the computer.")
@@ -144,7 +139,7 @@ class Work:
 def work(session: Session, config: Config) -> list[Work]:
     """Everything the computer has to do now: the requests to answer (oldest board first),
     then the moves to make (the board that has waited longest first)."""
-    uid = userid(config)
+    uid = config.computer.account
     if uid is None:
         return []
     mine = sa.or_(GAMES.c.white == uid, GAMES.c.black == uid)
