@@ -14,12 +14,14 @@ import pytest
 from conftest import Clock, accepted
 from starlette.testclient import TestClient
 
-from pbm.usecases import queries, unit
+from pbm.usecases import pages, queries, unit
 from pbm.usecases.accounts import Signup
 from pbm.usecases.auth import Password, Who
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move, Resign
+from pbm.usecases.queue import Queue
 from pbm.usecases.site import Site
+from pbm.usecases.talk import Subscribe
 from pbm.web.app import create_app
 
 ALICE = "alice@example.org"
@@ -181,6 +183,22 @@ def test_hostile_names_and_comments_are_inert_and_nothing_private_is_shown(
     assert f"/boards/{board}" in seen and "/players/mallory" in seen
     page = web.get(f"/boards/{board}").text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_a_public_board_is_read_without_its_followers_and_queued_moves(site: Site) -> None:
+    """What the site never shows, it never reads: a board's followers and the moves a
+    player queued are left out of the board the pages are made from (mail has them)."""
+    board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    play(site, board, 1)  # bob to move: alice may queue her answer
+    unit.run(site, Subscribe(board), Who("carol", Password("pw")))
+    mine = queries.board(site, board)
+    answer = str(mine.state.play(str(mine.state.legal_moves()[0]))[0].legal_moves()[0])
+    unit.run(site, Queue(board, answer), Who("alice", Password("pw")))
+    private = queries.board(site, board)
+    assert [f.userid for f in private.followers] == ["carol"] and len(private.queue) == 1
+    public = pages.board(site, board)
+    assert public.followers == () and public.queue == ()
+    assert public.version == private.version and public.moves == private.moves
 
 
 def test_atom_feeds_of_a_board_and_a_player(site: Site, web: TestClient) -> None:

@@ -11,20 +11,20 @@ visitor who has it already gets a 304 for the price of that query.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session
 
 from pbm.usecases.accounts import USERID
 from pbm.usecases.queries import BoardSummary, RatingLine, rating_lines, summaries_of
-from pbm.usecases.refusals import UnknownBoard
 from pbm.usecases.site import Site
 from pbm.usecases.weblinks import SHOWN, shown
-from pbm.usecases.world import GAMES, MOVES, PLAYERS, Board, World
+from pbm.usecases.world import GAMES, MOVES, PLAYERS, Board, load_boards
 
 PAGE_SIZE = 50
 FEED_SIZE = 50
@@ -91,7 +91,7 @@ def _newest_first() -> list[sa.ColumnElement[object]]:
 
 @contextmanager
 def snapshot(site: Site) -> Iterator[Session]:
-    """One read for all a page is made of: what it is made from (``version``, all a
+    """One read for all a page is made of: what it is made from (``board_row``, all a
     revalidation costs) and, when it must be made, the rest (``board_in``)."""
     with site.db.read() as session:
         yield session
@@ -99,11 +99,17 @@ def snapshot(site: Site) -> Iterator[Session]:
 
 def version(session: Session, number: int) -> str | None:
     """What a board's page is made from (its version), None if it is not shown."""
+    row = board_row(session, number)
+    return None if row is None else str(row["version"])
+
+
+def board_row(session: Session, number: int) -> Mapping[Any, Any] | None:
+    """A shown board's ``games`` row (its ``version`` is what its page is made from),
+    None if there is none."""
     if not 0 < number <= MAX_NUMBER:
         return None
-    query = sa.select(GAMES.c.version).where(GAMES.c.board == number, _shown())
-    row = session.execute(query).first()
-    return None if row is None else str(row.version)
+    row = session.execute(sa.select(GAMES).where(GAMES.c.board == number, _shown())).first()
+    return None if row is None else row._mapping
 
 
 def site_stamp(session: Session) -> str:
@@ -123,20 +129,30 @@ def site_stamp(session: Session) -> str:
 
 
 def board(site: Site, number: int) -> Board:
-    """A public board, everything about it; ``NotShown`` if there is none."""
+    """A public board, everything about it that anyone may see; ``NotShown`` if there is
+    none."""
     with site.db.read() as session:
-        return board_in(session, site, number)
+        row = board_row(session, number)
+        if row is None:
+            raise NotShown(number)
+        return board_in(session, site, row)
 
 
-def board_in(session: Session, site: Site, number: int) -> Board:
-    """``board`` in a read (``snapshot``) of the caller's."""
-    if not 0 < number <= MAX_NUMBER:
-        raise NotShown(number)
-    try:
-        found = World(session, site.config, site.clock()).board(number)
-    except UnknownBoard:
-        raise NotShown(number) from None
-    if not shown(found):
+def board_in(session: Session, site: Site, row: Mapping[Any, Any]) -> Board:
+    """``board`` of its row (``board_row``), in a read (``snapshot``) of the caller's:
+    its followers and queued moves are not even read."""
+    number = int(row["board"])
+    config = site.config
+    loaded = load_boards(
+        session,
+        [number],
+        now=site.clock(),
+        reminders=config.clock.reminders,
+        public=True,
+        rows={number: row},
+    )
+    found = loaded.get(number)
+    if found is None or not shown(found):
         raise NotShown(number)
     return found
 

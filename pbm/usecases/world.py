@@ -373,21 +373,28 @@ def load_boards(
     lock: bool = False,
     now: datetime | None = None,
     reminders: tuple[timedelta, ...] = REMINDERS,
+    public: bool = False,
+    rows: Mapping[int, Mapping[Any, Any]] | None = None,
 ) -> dict[int, Board]:
     """The boards of ``numbers`` that exist, with all that belongs to them (``reminders``:
     the site's, for their clocks).
 
     The same statements for one board or many. ``lock``: in a write
     transaction on PostgreSQL, the rows stay locked until it ends (SQLite
-    has locked the whole database already).
+    has locked the whole database already). ``public``: what anyone may see
+    (the web site), without the followers and the queued moves, which are
+    never read for it. ``rows``: their ``games`` rows, read already.
     """
     wanted = set(numbers)
     if not wanted:
         return {}
-    stmt = sa.select(GAMES).where(_in(GAMES.c.board, wanted))
-    if lock:
-        stmt = stmt.with_for_update()
-    rows = {int(row.board): row._mapping for row in session.execute(stmt)}
+    if rows is None:
+        stmt = sa.select(GAMES).where(_in(GAMES.c.board, wanted))
+        if lock:
+            stmt = stmt.with_for_update()
+        rows = {int(row.board): row._mapping for row in session.execute(stmt)}
+    else:
+        rows = {n: row for n, row in rows.items() if n in wanted}
     if not rows:
         return {}
     found = sorted(rows)
@@ -411,30 +418,38 @@ def load_boards(
     ):
         moves[row[0]].append(PlayedMove(*row[1:]))
     followers: dict[int, list[Follower]] = {n: [] for n in found}
-    for row in session.execute(
-        sa.select(
-            FOLLOWERS.c.board,
-            FOLLOWERS.c.userid,
-            FOLLOWERS.c.email,
-            FOLLOWERS.c.created_at,
-            FOLLOWERS.c.id,
+    for row in (
+        ()
+        if public
+        else session.execute(
+            sa.select(
+                FOLLOWERS.c.board,
+                FOLLOWERS.c.userid,
+                FOLLOWERS.c.email,
+                FOLLOWERS.c.created_at,
+                FOLLOWERS.c.id,
+            )
+            .where(_in(FOLLOWERS.c.board, found))
+            .order_by(FOLLOWERS.c.id)
         )
-        .where(_in(FOLLOWERS.c.board, found))
-        .order_by(FOLLOWERS.c.id)
     ):
         followers[row[0]].append(Follower(*row[1:]))
     queues: dict[int, list[Queued]] = {n: [] for n in found}
-    for row in session.execute(
-        sa.select(
-            QUEUE.c.board,
-            QUEUE.c.userid,
-            QUEUE.c.move_text,
-            QUEUE.c.if_move,
-            QUEUE.c.created_at,
-            QUEUE.c.id,
+    for row in (
+        ()
+        if public
+        else session.execute(
+            sa.select(
+                QUEUE.c.board,
+                QUEUE.c.userid,
+                QUEUE.c.move_text,
+                QUEUE.c.if_move,
+                QUEUE.c.created_at,
+                QUEUE.c.id,
+            )
+            .where(_in(QUEUE.c.board, found))
+            .order_by(QUEUE.c.id)
         )
-        .where(_in(QUEUE.c.board, found))
-        .order_by(QUEUE.c.id)
     ):
         queues[row[0]].append(Queued(*row[1:]))
     players = {u for row in rows.values() for u in (row["white"], row["black"])}

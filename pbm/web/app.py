@@ -166,14 +166,14 @@ class _Views:
         seat = 1 if request.query_params.get("seat") == "1" else 0
         ply = request.path_params.get("ply")
         with pages.snapshot(self.site) as read:  # one read: a 304, or the page
-            stamp = pages.version(read, number)
-            if stamp is None:
+            row = pages.board_row(read, number)
+            if row is None:
                 raise NotShown(number)
-            made_of = f"board.{number}.{stamp}.{ply}.{seat}"
+            made_of = f"board.{number}.{row['version']}.{ply}.{seat}"
             return self._cached(
                 request,
                 made_of,
-                lambda: self._board_page(pages.board_in(read, self.site, number), ply, seat),
+                lambda: self._board_page(pages.board_in(read, self.site, row), ply, seat),
             )
 
     def _board_page(self, board: Board, ply: int | None, seat: int) -> Response:
