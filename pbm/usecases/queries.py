@@ -66,8 +66,14 @@ class RatingLine:
 def displays(session: Session, userids: Iterable[str]) -> dict[str, str]:
     """Display names by userid (the userid itself for one that does not exist)."""
     wanted = set(userids)
-    found = load_accounts(session, wanted)
-    return {u: found[u].display if u in found else u for u in wanted}
+    if not wanted:
+        return {}
+    # Only the names: a list of 100 boards need not load whole accounts.
+    stmt = sa.select(PLAYERS.c.userid, PLAYERS.c.display).where(
+        PLAYERS.c.userid.in_(sorted(wanted))
+    )
+    found: dict[str, str] = {row.userid: row.display for row in session.execute(stmt)}
+    return {u: found.get(u, u) for u in wanted}
 
 
 def summaries(
