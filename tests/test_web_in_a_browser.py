@@ -206,3 +206,26 @@ def test_idle_and_slow_web_clients_do_not_hold_up_the_mail(
     finally:
         for s in idle:
             s.close()
+
+
+def _niceness(pid: int) -> int:
+    """A process's nice value (Linux /proc: the 19th field of its stat)."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
+def test_the_web_site_takes_only_the_cpu_the_mail_leaves(
+    web_server: tuple[PbmServer, str],
+) -> None:
+    """Visitors wait for the CPU a move by mail needs, never the other way round: the web
+    site runs below the mail (its listener and inbox workers), above the computer."""
+    srv, _ = web_server
+    assert srv.proc is not None
+    mail = [srv.proc.pid, *(p for p in srv.worker_pids() if "web" not in _command(p))]
+    web = [p for p in srv.worker_pids() if "web" in _command(p)]
+    assert web, "the web site is not a process of pbm serve"
+    assert all(_niceness(p) == 0 for p in mail)
+    assert all(_niceness(p) == 10 for p in web)
+
+
+def _command(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")

@@ -13,6 +13,10 @@ from pbm.cli.site import load_config, open_site
 from pbm.runners.logs import configure_logging
 
 IDLE_SECONDS = 5
+# Below the mail (nice 0), above the computer player (19): on a machine the two
+# share, a crowd of visitors waits for the CPU a move by mail needs, never the
+# other way round. Alone on a machine of its own, it changes nothing.
+NICENESS = 10
 
 
 class QuietCutOff(H11Protocol):
@@ -39,6 +43,7 @@ def web(ctx: click.Context) -> None:
         pass  # there, and at the newest revision: each worker opens its own connections
     if cfg.path is not None:
         os.environ["PBM_CONFIG"] = str(cfg.path)  # what from_environment reads
+    os.nice(NICENESS)  # before uvicorn starts its workers: they inherit it
     uvicorn.run(
         "pbm.web.app:from_environment",
         factory=True,

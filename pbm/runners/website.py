@@ -1,6 +1,7 @@
 """The web site beside the mail: ``pbm web`` in a process of its own, started and
 stopped by ``pbm serve``. Its own process, so that a crowd of visitors (or slow and
-idle connections) takes none of the mail's CPU or event loop."""
+idle connections) takes none of the mail's event loop, at a lower CPU priority
+(``pbm.cli.web.NICENESS``), so that it takes only the CPU the mail leaves."""
 
 from __future__ import annotations
 
