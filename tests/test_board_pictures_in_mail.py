@@ -96,8 +96,8 @@ def test_one_picture_a_seat_is_drawn_and_reused(db: Database, config: Config, si
 
     board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
     move_once(site, board, "alice")
-    pictures.png.cache_clear()
+    pictures.drawn.cache_clear()
     for row in mails_to(db, ALICE)[-1:] + mails_to(db, BOB)[-1:] + mails_to(db, ALICE)[-1:]:
         build_message(row, config)
-    info = pictures.png.cache_info()
+    info = pictures.drawn.cache_info()
     assert (info.misses, info.hits) == (2, 1)  # White's side and Black's, each drawn once

@@ -7,10 +7,11 @@ PostgreSQL), so that what one batch holds is certain.
 
 from __future__ import annotations
 
+import email
 import threading
 from dataclasses import replace
 from email.message import EmailMessage
-from email.policy import SMTP
+from email.policy import SMTP, default
 
 import pytest
 import sqlalchemy as sa
@@ -20,6 +21,9 @@ from sqlmodel import col, select
 import pbm.games
 import pbm.usecases.auth
 from pbm.config import Config
+from pbm.mail import pictures
+from pbm.mail.message import build_message
+from pbm.replies import Picture
 from pbm.runners import worker as worker_mod
 from pbm.runners.worker import InboxWorker
 from pbm.store import inbox as inbox_store
@@ -441,6 +445,29 @@ def test_a_batchs_replies_are_claimed_for_this_servers_sender(
     assert (handed.to_addr, handed.in_reply_to) == (BOB, "<show@x>")
     assert row.claimed_by == "server-1"
     assert row.claimed_until == clock.now + worker_mod.HANDOVER_LEASE
+
+
+def test_the_worker_draws_the_pictures_the_sender_puts_in_its_mails(
+    db: Database, config: Config, clock: Clock, board: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The board picture of a handed reply is drawn in the worker (beside the server's
+    loop), and the sender's mail carries that drawing: it does not draw it again."""
+    monkeypatch.setattr(pictures, "_GIVEN", {})  # this test's drawings, no other's
+    worker = InboxWorker(db, config, "server-1", clock=clock, hand_over_replies=True)
+    deliver(db, clock, BOB, command_mail(BOB, f"accasta show {board}", "<show@x>"))
+    batch = worker.run_batch()
+    (handed,) = batch.replies
+    assert handed.picture is not None and set(batch.pictures) == {handed.picture}
+    drawn = batch.pictures[handed.picture]
+    shown = Picture.from_json(handed.picture)
+    assert drawn.startswith(b"\x89PNG") and drawn == pictures.png(shown)
+    # What the server's sender is given is what goes out: another seat's drawing,
+    # handed in its place, is the one the mail carries.
+    other = pictures.png(replace(shown, seat=1 - shown.seat))
+    pictures.keep({handed.picture: other})
+    message = email.message_from_bytes(build_message(handed, config), policy=default)
+    (image,) = [p for p in message.walk() if p.get_content_type() == "image/png"]
+    assert image.get_payload(decode=True) == other != drawn
 
 
 def test_without_hand_over_the_sender_finds_the_replies_itself(

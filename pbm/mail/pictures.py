@@ -16,7 +16,10 @@ them, then mapped to the seat's palette (taken once, from the backdrop and
 the game's swatch) rather than quantized afresh: about 1.5 ms a picture,
 against some 8 ms for drawing the whole SVG. The PNGs of the latest
 positions are kept too: the copies of one board mail, for the two players
-and the followers, cost one picture a seat.
+and the followers, cost one picture a seat. The inbox worker draws the
+pictures of the replies it hands to the sender (``draw_all``) in its own
+process, after its commit; the sender is given them (``keep``) and only lays
+them into the mail.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import functools
 import io
 import re
+from collections.abc import Iterable, Mapping
 
 import svg2png_py
 from PIL import Image
@@ -36,9 +40,33 @@ WIDTH = 480  # pixels: sharp on a phone (the HTML shows it at most 480 px wide)
 COLOURS = 64  # a board has few; fewer would band its edges
 
 
-@functools.lru_cache(maxsize=256)
+# PNGs drawn in another process (the inbox worker's, for the replies it hands
+# over): the sender takes them instead of drawing them again on its own loop.
+_GIVEN: dict[Picture, bytes] = {}
+GIVEN_KEPT = 512  # a few seconds of board mails at the most a server carries
+
+
 def png(picture: Picture) -> bytes:
     """The PNG of ``picture`` (its position from its seat), ``WIDTH`` pixels wide."""
+    given = _GIVEN.get(picture)
+    return given if given is not None else drawn(picture)
+
+
+def draw_all(pictures: Iterable[str]) -> dict[str, bytes]:
+    """The PNG of each picture (as a reply stores it, ``Picture.to_json``)."""
+    return {stored: png(Picture.from_json(stored)) for stored in set(pictures)}
+
+
+def keep(pngs: Mapping[str, bytes]) -> None:
+    """PNGs drawn elsewhere (``draw_all``), for ``png`` to hand out."""
+    if len(_GIVEN) + len(pngs) > GIVEN_KEPT:
+        _GIVEN.clear()  # sent long since, nearly all; a mail still waiting draws its own
+    _GIVEN.update((Picture.from_json(stored), data) for stored, data in pngs.items())
+
+
+@functools.lru_cache(maxsize=256)
+def drawn(picture: Picture) -> bytes:
+    """``picture``'s PNG drawn in this process (the latest ones kept)."""
     state = games.get(picture.game).load(picture.position)
     layered = games.layers(state, picture.seat, picture.alt, picture.last)
     if layered is not None:

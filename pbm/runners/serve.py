@@ -16,6 +16,7 @@ import socket
 from concurrent.futures import ThreadPoolExecutor
 
 from pbm.config import Config
+from pbm.mail import pictures
 from pbm.mail.transports import transport_from_config
 from pbm.runners.computer import ComputerPlayer
 from pbm.runners.listener import InboxHandler, Listener, listen
@@ -147,6 +148,7 @@ class Server:
             self.computer_wake.set()  # a challenge or a move for the computer, perhaps
             # The worker claimed its replies for our sender: no need to look for them.
             if batch.replies:
+                pictures.keep(batch.pictures)  # drawn by the worker: not again here
                 sender.hand_over(batch.replies)
             if batch.unclaimed:
                 self.outbox_wake.set()

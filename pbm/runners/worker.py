@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from concurrent import futures
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import exc as sa_exc
@@ -39,6 +39,7 @@ from sqlmodel import Session
 
 from pbm import games
 from pbm.config import Config
+from pbm.mail import pictures
 from pbm.mail.controls import one_line
 from pbm.mail.pipeline import Env, Mail, run_steps
 from pbm.runners.logs import Throttled, configure_logging
@@ -83,9 +84,27 @@ class Batch:
     done: int
     replies: list[outbox.ClaimedMail] = field(default_factory=list)
     unclaimed: bool = False
+    # The PNGs of the replies' board pictures (``pictures.draw_all``), drawn here
+    # after the commit: beside the server's loop, which sends them, not on it.
+    pictures: dict[str, bytes] = field(default_factory=dict)
 
 
 NOTHING = Batch(0)
+
+
+def _with_pictures(batch: Batch) -> Batch:
+    """``batch`` with the pictures of its replies drawn (those of an HTML board mail).
+
+    What is written stays written: a picture that cannot be drawn here is
+    left for the sender, which draws it (or says why not) as it would anyway."""
+    shown = [r.picture for r in batch.replies if r.picture]
+    if not shown:
+        return batch
+    try:
+        return replace(batch, pictures=pictures.draw_all(shown))
+    except Exception:
+        log.exception("inbox worker: a board picture could not be drawn; the sender tries")
+        return batch
 
 
 def sender_share(mail_from: str, shares: int) -> int:
@@ -230,7 +249,7 @@ class InboxWorker:
         if not decided:
             return NOTHING
         try:
-            return self._write(decided)
+            return _with_pictures(self._write(decided))
         except TRANSIENT:
             raise
         except Exception as exc:
