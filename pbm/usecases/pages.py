@@ -142,12 +142,11 @@ def board_in(session: Session, site: Site, row: Mapping[Any, Any]) -> Board:
     """``board`` of its row (``board_row``), in a read (``snapshot``) of the caller's:
     its followers and queued moves are not even read."""
     number = int(row["board"])
-    config = site.config
     loaded = load_boards(
         session,
         [number],
         now=site.clock(),
-        reminders=config.clock.reminders,
+        reminders=site.config.clock.reminders,
         public=True,
         rows={number: row},
     )

@@ -418,10 +418,9 @@ def load_boards(
     ):
         moves[row[0]].append(PlayedMove(*row[1:]))
     followers: dict[int, list[Follower]] = {n: [] for n in found}
-    for row in (
-        ()
-        if public
-        else session.execute(
+    queues: dict[int, list[Queued]] = {n: [] for n in found}
+    if not public:
+        for row in session.execute(
             sa.select(
                 FOLLOWERS.c.board,
                 FOLLOWERS.c.userid,
@@ -431,14 +430,9 @@ def load_boards(
             )
             .where(_in(FOLLOWERS.c.board, found))
             .order_by(FOLLOWERS.c.id)
-        )
-    ):
-        followers[row[0]].append(Follower(*row[1:]))
-    queues: dict[int, list[Queued]] = {n: [] for n in found}
-    for row in (
-        ()
-        if public
-        else session.execute(
+        ):
+            followers[row[0]].append(Follower(*row[1:]))
+        for row in session.execute(
             sa.select(
                 QUEUE.c.board,
                 QUEUE.c.userid,
@@ -449,9 +443,8 @@ def load_boards(
             )
             .where(_in(QUEUE.c.board, found))
             .order_by(QUEUE.c.id)
-        )
-    ):
-        queues[row[0]].append(Queued(*row[1:]))
+        ):
+            queues[row[0]].append(Queued(*row[1:]))
     players = {u for row in rows.values() for u in (row["white"], row["black"])}
 
     def named(number: int) -> set[str]:
