@@ -22,6 +22,8 @@ from pbm.usecases.moves import Move, Resign
 from pbm.usecases.queue import Queue
 from pbm.usecases.site import Site
 from pbm.usecases.talk import Subscribe
+from pbm.usecases.timers import PauseClocks, ResumeClocks
+from pbm.usecases.vacations import Vacation
 from pbm.web.app import create_app
 
 ALICE = "alice@example.org"
@@ -145,6 +147,34 @@ def test_a_board_page_is_cached_by_its_version(site: Site, web: TestClient) -> N
     play(site, board, 1)
     again = web.get(f"/boards/{board}", headers={"if-none-match": tag})
     assert again.status_code == 200 and again.headers["etag"] != tag
+
+
+def test_a_cached_board_page_is_made_anew_when_its_clocks_stop(
+    site: Site, web: TestClient, clock: Clock
+) -> None:
+    """A vacation or a site pause moves the dates a board page shows (a reminder, the
+    loss on time) without a move: a visitor who has the page gets it anew, not a 304."""
+    board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    play(site, board, 1)  # bob to move
+    tag = web.get(f"/boards/{board}").headers["etag"]
+    clock.advance(hours=1)
+    unit.run(site, Vacation(3), Who("bob", Password("pw")))
+    away = web.get(f"/boards/{board}", headers={"if-none-match": tag})
+    assert away.status_code == 200 and "on vacation until" in away.text
+    clock.advance(hours=1)
+    unit.run(site, Vacation(None), Who("bob", Password("pw")))  # back early
+    back = web.get(f"/boards/{board}", headers={"if-none-match": away.headers["etag"]})
+    assert back.status_code == 200 and "on vacation" not in back.text
+    unit.run(site, PauseClocks())
+    paused = web.get(f"/boards/{board}", headers={"if-none-match": back.headers["etag"]})
+    assert paused.status_code == 200 and paused.text != back.text
+    unit.run(site, ResumeClocks())
+    again = web.get(f"/boards/{board}", headers={"if-none-match": paused.headers["etag"]})
+    assert again.status_code == 200
+    assert (
+        web.get(f"/boards/{board}", headers={"if-none-match": again.headers["etag"]}).status_code
+        == 304
+    )  # and nothing else changed since
 
 
 def test_hostile_names_and_comments_are_inert_and_nothing_private_is_shown(

@@ -5,7 +5,7 @@ was not accepted), display names and userids of confirmed accounts, moves
 with their public comments, results and ratings. Never an address, a
 password, a token, a chat, or an account that is not confirmed. Nothing here
 writes. Every list is one indexed query a page (the site may hold 100,000
-games), and each page says what it was made from (``stamp``), so that a
+games), and each page says what it was made from (``made_of``, ``site_stamp``), so that a
 visitor who has it already gets a 304 for the price of that query.
 """
 
@@ -24,7 +24,7 @@ from pbm.usecases.accounts import USERID
 from pbm.usecases.queries import BoardSummary, RatingLine, rating_lines, summaries_of
 from pbm.usecases.site import Site
 from pbm.usecases.weblinks import SHOWN, shown
-from pbm.usecases.world import GAMES, MOVES, PLAYERS, Board, load_boards
+from pbm.usecases.world import GAMES, MOVES, PAUSES, PLAYERS, VACATIONS, Board, load_boards
 
 PAGE_SIZE = 50
 FEED_SIZE = 50
@@ -98,18 +98,46 @@ def snapshot(site: Site) -> Iterator[Session]:
 
 
 def version(session: Session, number: int) -> str | None:
-    """What a board's page is made from (its version), None if it is not shown."""
+    """What a board's page is made from (``made_of``), None if it is not shown."""
     row = board_row(session, number)
-    return None if row is None else str(row["version"])
+    return None if row is None else made_of(row)
 
 
 def board_row(session: Session, number: int) -> Mapping[Any, Any] | None:
-    """A shown board's ``games`` row (its ``version`` is what its page is made from),
-    None if there is none."""
+    """A shown board's ``games`` row and what its page is made from (``made_of``), None
+    if there is none."""
     if not 0 < number <= MAX_NUMBER:
         return None
-    row = session.execute(sa.select(GAMES).where(GAMES.c.board == number, _shown())).first()
+    query = sa.select(GAMES, *_clocks_stamp()).where(GAMES.c.board == number, _shown())
+    row = session.execute(query).first()
     return None if row is None else row._mapping
+
+
+def made_of(row: Mapping[Any, Any]) -> str:
+    """What a board's page (at any ply, from either seat) is made from: its version, and
+    what moves the dates its clocks show without a move (``_clocks_stamp``)."""
+    return ".".join(str(row[k]) for k in ("version", *_STAMP))
+
+
+_STAMP = ("white_away", "black_away", "away", "paused", "resumed")
+
+
+def _clocks_stamp() -> list[sa.Label[Any]]:
+    """Its players' vacations (each his latest end: one replaces the last, or ends early)
+    and the site's clock pauses, as columns of a board's row (``_STAMP``): a vacation or
+    a pause moves the dates on its page, and a page cached before must be made anew."""
+
+    def latest(column: sa.ColumnElement[Any], *where: sa.ColumnElement[bool]) -> Any:
+        return sa.select(sa.func.max(column)).where(*where).scalar_subquery()
+
+    white, black, away, paused, resumed = _STAMP
+    return [
+        latest(VACATIONS.c.ends_at, VACATIONS.c.userid == GAMES.c.white).label(white),
+        latest(VACATIONS.c.ends_at, VACATIONS.c.userid == GAMES.c.black).label(black),
+        latest(VACATIONS.c.id, VACATIONS.c.userid.in_([GAMES.c.white, GAMES.c.black])).label(away),
+        latest(PAUSES.c.id).label(paused),
+        sa.select(sa.func.count(PAUSES.c.ended_at)).scalar_subquery().label(resumed),
+    ]
 
 
 def site_stamp(session: Session) -> str:

@@ -4,8 +4,9 @@ Mail stays the way to play: the site only shows (GET and HEAD; anything else
 405), reading through ``pbm.usecases.pages``. Every page is escaped by the
 templates (autoescape), sent with a strict Content-Security-Policy (no
 script but the one small file of our own), and cached by browsers and
-proxies: a board's ETag is its version, so a 304 costs one read, no render.
-Errors are a plain 404 page, never a traceback.
+proxies: a board's ETag is what its page is made from (``pages.made_of``: its
+version, its players' vacations, the site's pauses), so a 304 costs one read
+and no render. Errors are a plain 404 page, never a traceback.
 """
 
 from __future__ import annotations
@@ -169,7 +170,7 @@ class _Views:
             row = pages.board_row(read, number)
             if row is None:
                 raise NotShown(number)
-            made_of = f"board.{number}.{row['version']}.{ply}.{seat}"
+            made_of = f"board.{number}.{pages.made_of(row)}.{ply}.{seat}"
             return self._cached(
                 request,
                 made_of,
