@@ -97,18 +97,12 @@ def snapshot(site: Site) -> Iterator[Session]:
         yield session
 
 
-def version(session: Session, number: int) -> str | None:
-    """What a board's page is made from (``made_of``), None if it is not shown."""
-    row = board_row(session, number)
-    return None if row is None else made_of(row)
-
-
 def board_row(session: Session, number: int) -> Mapping[Any, Any] | None:
     """A shown board's ``games`` row and what its page is made from (``made_of``), None
     if there is none."""
     if not 0 < number <= MAX_NUMBER:
         return None
-    query = sa.select(GAMES, *_clocks_stamp()).where(GAMES.c.board == number, _shown())
+    query = sa.select(GAMES, *_CLOCKS_STAMP).where(GAMES.c.board == number, _shown())
     row = session.execute(query).first()
     return None if row is None else row._mapping
 
@@ -138,6 +132,9 @@ def _clocks_stamp() -> list[sa.Label[Any]]:
         latest(PAUSES.c.id).label(paused),
         sa.select(sa.func.count(PAUSES.c.ended_at)).scalar_subquery().label(resumed),
     ]
+
+
+_CLOCKS_STAMP = _clocks_stamp()  # built once: the same columns for every board
 
 
 def site_stamp(session: Session) -> str:
@@ -340,7 +337,7 @@ def feed(site: Site, number: int | None = None, userid: str | None = None) -> li
     )
     with site.db.read() as s:
         if number is not None:
-            if version(s, number) is None:
+            if board_row(s, number) is None:
                 raise NotShown(number)
             stmt = stmt.where(MOVES.c.board == number)
         if userid is not None:
