@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlmodel import Session
@@ -366,6 +366,26 @@ def load_vacations(
     return tuple(Away(*row) for row in session.execute(stmt.order_by(VACATIONS.c.id)))
 
 
+T = TypeVar("T")
+
+
+def _by_board(
+    session: Session,
+    boards: Sequence[int],
+    make: Callable[..., T],
+    board: sa.ColumnElement[Any],
+    columns: tuple[sa.ColumnElement[Any], ...],
+    order: sa.ColumnElement[Any],
+) -> dict[int, list[T]]:
+    """The rows of ``boards`` (``board`` their board's column), each made of ``columns``
+    by ``make``, by board in ``order``; an empty list for a board with none."""
+    out: dict[int, list[T]] = {n: [] for n in boards}
+    stmt = sa.select(board, *columns).where(_in(board, boards)).order_by(board, order)
+    for row in session.execute(stmt):
+        out[row[0]].append(make(*row[1:]))
+    return out
+
+
 def load_boards(
     session: Session,
     numbers: Iterable[int],
@@ -398,10 +418,12 @@ def load_boards(
     if not rows:
         return {}
     found = sorted(rows)
-    moves: dict[int, list[PlayedMove]] = {n: [] for n in found}
-    for row in session.execute(
-        sa.select(
-            MOVES.c.board,
+    moves = _by_board(
+        session,
+        found,
+        PlayedMove,
+        MOVES.c.board,
+        (
             MOVES.c.ply,
             MOVES.c.userid,
             MOVES.c.notation,
@@ -412,39 +434,28 @@ def load_boards(
             MOVES.c.queued,
             MOVES.c.message_id,
             MOVES.c.clock_before,
-        )
-        .where(_in(MOVES.c.board, found))
-        .order_by(MOVES.c.board, MOVES.c.ply)
-    ):
-        moves[row[0]].append(PlayedMove(*row[1:]))
+        ),
+        MOVES.c.ply,
+    )
     followers: dict[int, list[Follower]] = {n: [] for n in found}
     queues: dict[int, list[Queued]] = {n: [] for n in found}
     if not public:
-        for row in session.execute(
-            sa.select(
-                FOLLOWERS.c.board,
-                FOLLOWERS.c.userid,
-                FOLLOWERS.c.email,
-                FOLLOWERS.c.created_at,
-                FOLLOWERS.c.id,
-            )
-            .where(_in(FOLLOWERS.c.board, found))
-            .order_by(FOLLOWERS.c.id)
-        ):
-            followers[row[0]].append(Follower(*row[1:]))
-        for row in session.execute(
-            sa.select(
-                QUEUE.c.board,
-                QUEUE.c.userid,
-                QUEUE.c.move_text,
-                QUEUE.c.if_move,
-                QUEUE.c.created_at,
-                QUEUE.c.id,
-            )
-            .where(_in(QUEUE.c.board, found))
-            .order_by(QUEUE.c.id)
-        ):
-            queues[row[0]].append(Queued(*row[1:]))
+        followers = _by_board(
+            session,
+            found,
+            Follower,
+            FOLLOWERS.c.board,
+            (FOLLOWERS.c.userid, FOLLOWERS.c.email, FOLLOWERS.c.created_at, FOLLOWERS.c.id),
+            FOLLOWERS.c.id,
+        )
+        queues = _by_board(
+            session,
+            found,
+            Queued,
+            QUEUE.c.board,
+            (QUEUE.c.userid, QUEUE.c.move_text, QUEUE.c.if_move, QUEUE.c.created_at, QUEUE.c.id),
+            QUEUE.c.id,
+        )
     players = {u for row in rows.values() for u in (row["white"], row["black"])}
 
     def named(number: int) -> set[str]:
