@@ -203,7 +203,7 @@ class OutboxSender:
 
         async def attempt(row: outbox.ClaimedMail) -> SendOutcome:
             try:
-                # A board picture takes 1-2 ms to lay together: beside the loop, not in it.
+                # A board picture takes about a millisecond to lay together: beside the loop.
                 msg = await asyncio.to_thread(build_message, row, self.config)
             except (ValueError, TypeError) as exc:  # e.g. a line break in a header value
                 return PermanentFailure(f"cannot make a message of this row: {exc}")
