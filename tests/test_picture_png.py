@@ -71,3 +71,22 @@ def test_every_sample_picture_is_small_enough_to_mail(seat: int) -> None:
             layers = pbm.games.layers(state, seat, "board", last)
             assert layers is not None
             assert len(pictures.png_of_layers(layers)) <= 30_000
+
+
+@pytest.mark.parametrize("size", [(1, 1), (3, 7), (480, 420)])
+def test_a_png_we_write_reads_back_as_the_pixels_it_was_made_of(size: tuple[int, int]) -> None:
+    """pbm writes its PNGs itself (``pictures._indexed_png``): every chunk's CRC holds and
+    a reader gets the same palette indexes and colours back."""
+    width, height = size
+    image = Image.frombytes(
+        "P", size, bytes((x * 7 + y * 3) % 64 for y in range(height) for x in range(width))
+    )
+    image.putpalette([(i * 37 + c * 91) % 256 for i in range(64) for c in range(3)])
+    png = pictures._png(image)
+    Image.open(io.BytesIO(png)).verify()  # signature, chunk order, every CRC
+    back = Image.open(io.BytesIO(png))
+    assert back.mode == "P" and back.size == size
+    assert back.tobytes() == image.tobytes()
+    assert back.convert("RGB").tobytes() == image.convert("RGB").tobytes()
+    with pytest.raises(ValueError):
+        pictures._indexed_png(width + 1, height, [0, 0, 0], image.tobytes())
