@@ -102,8 +102,7 @@ def board_row(session: Session, number: int) -> Mapping[Any, Any] | None:
     if there is none."""
     if not 0 < number <= MAX_NUMBER:
         return None
-    query = sa.select(GAMES, *_CLOCKS_STAMP).where(GAMES.c.board == number, _shown())
-    row = session.execute(query).first()
+    row = session.execute(_BOARD_ROW, {"number": number}).first()
     return None if row is None else row._mapping
 
 
@@ -134,7 +133,11 @@ def _clocks_stamp() -> list[sa.Label[Any]]:
     ]
 
 
-_CLOCKS_STAMP = _clocks_stamp()  # built once: the same columns for every board
+# Built once, the board's number bound at each read: building and keying this
+# statement afresh cost more than reading the row.
+_BOARD_ROW = sa.select(GAMES, *_clocks_stamp()).where(
+    GAMES.c.board == sa.bindparam("number"), _shown()
+)
 
 
 def site_stamp(session: Session) -> str:

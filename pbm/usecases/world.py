@@ -14,6 +14,7 @@ changed since.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -304,20 +305,23 @@ def board_of_row(row: Mapping[Any, Any], **around: Any) -> Board:
     return Board(**values, **around)
 
 
-def _in(column: sa.ColumnElement[object], values: Iterable[object]) -> sa.ColumnElement[bool]:
-    return column.in_(sorted(set(values), key=str))
+# The loaders' statements are built once, their values bound at each read: building
+# and keying a statement afresh cost more than its round trip (a web page reads six).
+_ANY: sa.BindParameter[Any] = sa.bindparam(
+    "any", expanding=True
+)  # the values of an IN, sorted (``_values``)
 
 
-def load_accounts(
-    session: Session, userids: Iterable[str], now: datetime | None = None
-) -> dict[str, Account]:
-    """The accounts of ``userids`` (lower-case keys) that exist; ``bouncing`` as of
-    ``now`` (None: a bounce's stop that has no end)."""
-    open_stop = VACATIONS.c.ends_at > now if now is not None else VACATIONS.c.ends_at == OPEN_END
-    wanted = {u.lower() for u in userids}
-    if not wanted:
-        return {}
-    stmt = sa.select(
+def _values(values: Iterable[object]) -> dict[str, list[object]]:
+    # Sorted: rows locked in one order everywhere.
+    return {"any": sorted(set(values), key=str)}
+
+
+def _accounts(open_stop: sa.ColumnElement[bool], started: sa.ColumnElement[bool]) -> sa.Select[Any]:
+    bouncing = sa.exists().where(
+        VACATIONS.c.userid == PLAYERS.c.userid, VACATIONS.c.kind == "bounce", open_stop, started
+    )
+    return sa.select(
         PLAYERS.c.userid,
         PLAYERS.c.display,
         PLAYERS.c.email,
@@ -329,22 +333,46 @@ def load_accounts(
         PLAYERS.c.lockout_told_at,
         PLAYERS.c.lockout_answered_at,
         PLAYERS.c.format,
-        sa.exists()
-        .where(
-            VACATIONS.c.userid == PLAYERS.c.userid,
-            VACATIONS.c.kind == "bounce",
-            open_stop,
-            VACATIONS.c.starts_at <= now if now is not None else sa.true(),
-        )
-        .label("bouncing"),
-    ).where(_in(PLAYERS.c.userid, wanted))
-    return {row.userid: Account(*row) for row in session.execute(stmt)}
+        bouncing.label("bouncing"),
+    ).where(PLAYERS.c.userid.in_(_ANY))
+
+
+_NOW: sa.BindParameter[datetime] = sa.bindparam("now")
+_ACCOUNTS_AT = _accounts(VACATIONS.c.ends_at > _NOW, VACATIONS.c.starts_at <= _NOW)
+_ACCOUNTS_OPEN = _accounts(VACATIONS.c.ends_at == OPEN_END, sa.true())
+
+
+def load_accounts(
+    session: Session, userids: Iterable[str], now: datetime | None = None
+) -> dict[str, Account]:
+    """The accounts of ``userids`` (lower-case keys) that exist; ``bouncing`` as of
+    ``now`` (None: a bounce's stop that has no end)."""
+    wanted = {u.lower() for u in userids}
+    if not wanted:
+        return {}
+    if now is None:
+        rows = session.execute(_ACCOUNTS_OPEN, _values(wanted))
+    else:
+        rows = session.execute(_ACCOUNTS_AT, {**_values(wanted), "now": now})
+    return {row.userid: Account(*row) for row in rows}
+
+
+_PAUSES = sa.select(PAUSES.c.started_at, PAUSES.c.ended_at, PAUSES.c.id).order_by(PAUSES.c.id)
 
 
 def load_pauses(session: Session) -> tuple[Pause, ...]:
     """Every site-wide clock pause (a handful over a site's life)."""
-    stmt = sa.select(PAUSES.c.started_at, PAUSES.c.ended_at, PAUSES.c.id).order_by(PAUSES.c.id)
-    return tuple(Pause(*row) for row in session.execute(stmt))
+    return tuple(Pause(*row) for row in session.execute(_PAUSES))
+
+
+_VACATIONS = sa.select(
+    VACATIONS.c.userid,
+    VACATIONS.c.starts_at,
+    VACATIONS.c.ends_at,
+    VACATIONS.c.id,
+    VACATIONS.c.kind,
+).where(VACATIONS.c.userid.in_(_ANY))
+_VACATIONS_ENDING = _VACATIONS.where(VACATIONS.c.ends_at > sa.bindparam("after"))
 
 
 def load_vacations(
@@ -354,16 +382,12 @@ def load_vacations(
     wanted = set(userids)
     if not wanted:
         return ()
-    stmt = sa.select(
-        VACATIONS.c.userid,
-        VACATIONS.c.starts_at,
-        VACATIONS.c.ends_at,
-        VACATIONS.c.id,
-        VACATIONS.c.kind,
-    ).where(_in(VACATIONS.c.userid, wanted))
-    if ending_after is not None:
-        stmt = stmt.where(VACATIONS.c.ends_at > ending_after)
-    return tuple(Away(*row) for row in session.execute(stmt.order_by(VACATIONS.c.id)))
+    if ending_after is None:
+        rows = session.execute(_VACATIONS.order_by(VACATIONS.c.id), _values(wanted))
+    else:
+        stmt = _VACATIONS_ENDING.order_by(VACATIONS.c.id)
+        rows = session.execute(stmt, {**_values(wanted), "after": ending_after})
+    return tuple(Away(*row) for row in rows)
 
 
 T = TypeVar("T")
@@ -380,10 +404,29 @@ def _by_board(
     """The rows of ``boards`` (``board`` their board's column), each made of ``columns``
     by ``make``, by board in ``order``; an empty list for a board with none."""
     out: dict[int, list[T]] = {n: [] for n in boards}
-    stmt = sa.select(board, *columns).where(_in(board, boards)).order_by(board, order)
-    for row in session.execute(stmt):
+    for row in session.execute(_by_board_statement(board, columns, order), _values(boards)):
         out[row[0]].append(make(*row[1:]))
     return out
+
+
+@functools.cache
+def _by_board_statement(
+    board: sa.ColumnElement[Any],
+    columns: tuple[sa.ColumnElement[Any], ...],
+    order: sa.ColumnElement[Any],
+) -> sa.Select[Any]:
+    return sa.select(board, *columns).where(board.in_(_ANY)).order_by(board, order)
+
+
+_GAMES = sa.select(GAMES).where(GAMES.c.board.in_(_ANY))
+_GAMES_LOCKED = _GAMES.with_for_update()
+_STANDINGS = sa.select(
+    RATINGS.c.game,
+    RATINGS.c.variant,
+    RATINGS.c.userid,
+    RATINGS.c.rating,
+    RATINGS.c.games_played,
+).where(RATINGS.c.userid.in_(_ANY))
 
 
 def load_boards(
@@ -409,10 +452,8 @@ def load_boards(
     if not wanted:
         return {}
     if rows is None:
-        stmt = sa.select(GAMES).where(_in(GAMES.c.board, wanted))
-        if lock:
-            stmt = stmt.with_for_update()
-        rows = {int(row.board): row._mapping for row in session.execute(stmt)}
+        stmt = _GAMES_LOCKED if lock else _GAMES
+        rows = {int(row.board): row._mapping for row in session.execute(stmt, _values(wanted))}
     else:
         rows = {n: row for n, row in rows.items() if n in wanted}
     if not rows:
@@ -469,15 +510,7 @@ def load_boards(
     vacations = load_vacations(session, players, ending_after=min(starts.values()))
     pauses = load_pauses(session)
     standings: dict[tuple[str, str, str], Standing] = {}
-    for row in session.execute(
-        sa.select(
-            RATINGS.c.game,
-            RATINGS.c.variant,
-            RATINGS.c.userid,
-            RATINGS.c.rating,
-            RATINGS.c.games_played,
-        ).where(_in(RATINGS.c.userid, players))
-    ):
+    for row in session.execute(_STANDINGS, _values(players)):
         standings[(row.game, row.variant, row.userid)] = Standing(*row[2:])
     out: dict[int, Board] = {}
     for number in found:
