@@ -24,7 +24,7 @@ from pbm.usecases.site import Site
 from pbm.usecases.talk import Subscribe
 from pbm.usecases.timers import PauseClocks, ResumeClocks
 from pbm.usecases.vacations import Vacation
-from pbm.web.app import create_app
+from pbm.web.app import KEEP_SECONDS, create_app
 
 ALICE = "alice@example.org"
 HOSTILE = '<script>alert(1)</script>"><svg onload=a()> javascript:x() \u202egnp.exe'
@@ -175,6 +175,25 @@ def test_a_cached_board_page_is_made_anew_when_its_clocks_stop(
         web.get(f"/boards/{board}", headers={"if-none-match": again.headers["etag"]}).status_code
         == 304
     )  # and nothing else changed since
+
+
+def test_a_page_the_site_keeps_is_never_older_than_its_max_age(
+    site: Site, web: TestClient, clock: Clock
+) -> None:
+    """The site keeps the pages it made for the next visitor, as a proxy may: what a
+    page shows beside its board (a player's rating, won on another board) is at most
+    ``max-age`` old, and a move on the board itself shows at once."""
+    board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    other = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    page = web.get(f"/boards/{board}")
+    assert page.headers["cache-control"] == f"public, max-age={KEEP_SECONDS}"
+    rated = re.compile(r">alice</a> \(White, \d+\)")
+    assert not rated.search(page.text)
+    unit.run(site, Resign(other), Who("bob", Password("pw")))  # alice is rated now
+    clock.advance(seconds=KEEP_SECONDS)
+    assert rated.search(web.get(f"/boards/{board}").text)
+    play(site, board, 1)
+    assert "After turn 1 of 1" in web.get(f"/boards/{board}").text
 
 
 def test_hostile_names_and_comments_are_inert_and_nothing_private_is_shown(

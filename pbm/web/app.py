@@ -6,7 +6,8 @@ templates (autoescape), sent with a strict Content-Security-Policy (no
 script but the one small file of our own), and cached by browsers and
 proxies: a board's ETag is what its page is made from (``pages.made_of``: its
 version, its players' vacations, the site's pauses), so a 304 costs one read
-and no render. Errors are a plain 404 page, never a traceback.
+and no render; the site keeps the pages it made for as long (``KEEP_SECONDS``)
+for the next visitor. Errors are a plain 404 page, never a traceback.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import functools
 import gc
 import hashlib
+from collections import OrderedDict
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -39,6 +41,10 @@ from pbm.usecases.text import fmt_time
 from pbm.usecases.world import Board
 
 STATIC = Path(__file__).parent / "static"
+# How long a visitor, a proxy and the site itself may keep a page without asking
+# again (a name or a rating a page shows may be this old).
+KEEP_SECONDS = 30
+PAGES_KEPT = 256  # some 20 KB each
 # RFC 9110 9.3: only the safe methods are served; the site changes nothing.
 METHODS = ("GET", "HEAD")
 SECURITY_HEADERS = {
@@ -138,6 +144,8 @@ class _Views:
     def __init__(self, site: Site, templates: Environment) -> None:
         self.site = site
         self.templates = templates
+        # Pages made lately, by ETag: when made, and the page (``_cached``).
+        self._kept: OrderedDict[str, tuple[datetime, bytes]] = OrderedDict()
 
     def page(self, name: str, status_code: int = 200, **values: Any) -> HTMLResponse:
         html = self.templates.get_template(name).render(**values)
@@ -160,13 +168,26 @@ class _Views:
 
     def _cached(self, request: Request, made_of: str, make: Callable[[], Response]) -> Response:
         """A page its visitor (or a proxy) may keep: 304 when he has it (``made_of`` is
-        what it is made from), else made; RFC 9110 8.8.3 (ETag), 13.1.2 (If-None-Match)."""
+        what it is made from), else made; RFC 9110 8.8.3 (ETag), 13.1.2 (If-None-Match).
+
+        The site keeps the pages it made too, as a proxy would (for as long as
+        ``max-age`` lets one): the next visitor of the same page gets it without its
+        reads and its render. Most of all the front page, which every visitor asks for."""
         tag = '"' + hashlib.blake2b(made_of.encode(), digest_size=12).hexdigest() + '"'
-        headers = {"etag": tag, "cache-control": "public, max-age=30"}
+        headers = {"etag": tag, "cache-control": f"public, max-age={KEEP_SECONDS}"}
         if tag in request.headers.get("if-none-match", ""):
             return Response(status_code=304, headers=headers)
+        now = self.site.clock()
+        kept = self._kept.get(tag)
+        if kept is not None and now - kept[0] < timedelta(seconds=KEEP_SECONDS):
+            self._kept.move_to_end(tag)
+            return HTMLResponse(kept[1], headers=headers)
         response = make()
         response.headers.update(headers)
+        if response.status_code == 200 and isinstance(response, HTMLResponse):
+            self._kept[tag] = (now, bytes(response.body))
+            if len(self._kept) > PAGES_KEPT:
+                self._kept.popitem(last=False)  # the one asked for longest ago
         return response
 
     async def board(self, request: Request) -> Response:
