@@ -16,12 +16,12 @@ sprite (a stack, an outline) once on each spot it stands on, both mapped to
 the seat's palette (taken once, from the backdrop and the game's swatch), and
 a position is laid together by copying palette indexes through each sprite's
 mask: nothing is blended or quantized afresh. About 0.35 ms a picture
-(once its parts are drawn), against some 8 ms for drawing the whole SVG. The
-PNGs of the latest positions are kept too: the copies of one board mail, for the two players
-and the followers, cost one picture a seat. The inbox worker draws the
-pictures of the replies it hands to the sender (``draw_all``) in its own
-process, after its commit; the sender is given them (``keep``) and only lays
-them into the mail.
+(once its parts are drawn), against some 8 ms for drawing the whole SVG.
+The PNGs of the latest positions are kept too: the copies of one board
+mail, for the two players and the followers, cost one picture a seat. The
+inbox worker draws the pictures of the replies it hands to the sender
+(``draw_all``) in its own process, after its commit; the sender is given
+them (``keep``) and only lays them into the mail.
 """
 
 from __future__ import annotations

@@ -14,7 +14,6 @@ changed since.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -307,9 +306,8 @@ def board_of_row(row: Mapping[Any, Any], **around: Any) -> Board:
 
 # The loaders' statements are built once, their values bound at each read: building
 # and keying a statement afresh cost more than its round trip (a web page reads six).
-_ANY: sa.BindParameter[Any] = sa.bindparam(
-    "any", expanding=True
-)  # the values of an IN, sorted (``_values``)
+# ``_ANY``: the values of an IN, sorted (``_values``).
+_ANY: sa.BindParameter[Any] = sa.bindparam("any", expanding=True)
 
 
 def _values(values: Iterable[object]) -> dict[str, list[object]]:
@@ -372,7 +370,10 @@ _VACATIONS = sa.select(
     VACATIONS.c.id,
     VACATIONS.c.kind,
 ).where(VACATIONS.c.userid.in_(_ANY))
-_VACATIONS_ENDING = _VACATIONS.where(VACATIONS.c.ends_at > sa.bindparam("after"))
+_VACATIONS_ENDING = _VACATIONS.where(VACATIONS.c.ends_at > sa.bindparam("after")).order_by(
+    VACATIONS.c.id
+)
+_VACATIONS = _VACATIONS.order_by(VACATIONS.c.id)
 
 
 def load_vacations(
@@ -383,10 +384,9 @@ def load_vacations(
     if not wanted:
         return ()
     if ending_after is None:
-        rows = session.execute(_VACATIONS.order_by(VACATIONS.c.id), _values(wanted))
+        rows = session.execute(_VACATIONS, _values(wanted))
     else:
-        stmt = _VACATIONS_ENDING.order_by(VACATIONS.c.id)
-        rows = session.execute(stmt, {**_values(wanted), "after": ending_after})
+        rows = session.execute(_VACATIONS_ENDING, {**_values(wanted), "after": ending_after})
     return tuple(Away(*row) for row in rows)
 
 
@@ -394,30 +394,52 @@ T = TypeVar("T")
 
 
 def _by_board(
-    session: Session,
-    boards: Sequence[int],
-    make: Callable[..., T],
-    board: sa.ColumnElement[Any],
-    columns: tuple[sa.ColumnElement[Any], ...],
-    order: sa.ColumnElement[Any],
+    session: Session, boards: Sequence[int], make: Callable[..., T], stmt: sa.Select[Any]
 ) -> dict[int, list[T]]:
-    """The rows of ``boards`` (``board`` their board's column), each made of ``columns``
-    by ``make``, by board in ``order``; an empty list for a board with none."""
+    """The rows of ``boards`` by ``stmt`` (``_of_boards``), each made by ``make`` of all
+    but its board; an empty list for a board with none."""
     out: dict[int, list[T]] = {n: [] for n in boards}
-    for row in session.execute(_by_board_statement(board, columns, order), _values(boards)):
+    for row in session.execute(stmt, _values(boards)):
         out[row[0]].append(make(*row[1:]))
     return out
 
 
-@functools.cache
-def _by_board_statement(
+def _of_boards(
     board: sa.ColumnElement[Any],
     columns: tuple[sa.ColumnElement[Any], ...],
     order: sa.ColumnElement[Any],
 ) -> sa.Select[Any]:
+    """``columns`` of the rows of some boards (``board`` their board's column), by board
+    in ``order``."""
     return sa.select(board, *columns).where(board.in_(_ANY)).order_by(board, order)
 
 
+_MOVES = _of_boards(
+    MOVES.c.board,
+    (
+        MOVES.c.ply,
+        MOVES.c.userid,
+        MOVES.c.notation,
+        MOVES.c.text,
+        MOVES.c.comment,
+        MOVES.c.created_at,
+        MOVES.c.position_before,
+        MOVES.c.queued,
+        MOVES.c.message_id,
+        MOVES.c.clock_before,
+    ),
+    MOVES.c.ply,
+)
+_FOLLOWERS = _of_boards(
+    FOLLOWERS.c.board,
+    (FOLLOWERS.c.userid, FOLLOWERS.c.email, FOLLOWERS.c.created_at, FOLLOWERS.c.id),
+    FOLLOWERS.c.id,
+)
+_QUEUED = _of_boards(
+    QUEUE.c.board,
+    (QUEUE.c.userid, QUEUE.c.move_text, QUEUE.c.if_move, QUEUE.c.created_at, QUEUE.c.id),
+    QUEUE.c.id,
+)
 _GAMES = sa.select(GAMES).where(GAMES.c.board.in_(_ANY))
 _GAMES_LOCKED = _GAMES.with_for_update()
 _STANDINGS = sa.select(
@@ -459,44 +481,12 @@ def load_boards(
     if not rows:
         return {}
     found = sorted(rows)
-    moves = _by_board(
-        session,
-        found,
-        PlayedMove,
-        MOVES.c.board,
-        (
-            MOVES.c.ply,
-            MOVES.c.userid,
-            MOVES.c.notation,
-            MOVES.c.text,
-            MOVES.c.comment,
-            MOVES.c.created_at,
-            MOVES.c.position_before,
-            MOVES.c.queued,
-            MOVES.c.message_id,
-            MOVES.c.clock_before,
-        ),
-        MOVES.c.ply,
-    )
+    moves = _by_board(session, found, PlayedMove, _MOVES)
     followers: dict[int, list[Follower]] = {n: [] for n in found}
     queues: dict[int, list[Queued]] = {n: [] for n in found}
     if not public:
-        followers = _by_board(
-            session,
-            found,
-            Follower,
-            FOLLOWERS.c.board,
-            (FOLLOWERS.c.userid, FOLLOWERS.c.email, FOLLOWERS.c.created_at, FOLLOWERS.c.id),
-            FOLLOWERS.c.id,
-        )
-        queues = _by_board(
-            session,
-            found,
-            Queued,
-            QUEUE.c.board,
-            (QUEUE.c.userid, QUEUE.c.move_text, QUEUE.c.if_move, QUEUE.c.created_at, QUEUE.c.id),
-            QUEUE.c.id,
-        )
+        followers = _by_board(session, found, Follower, _FOLLOWERS)
+        queues = _by_board(session, found, Queued, _QUEUED)
     players = {u for row in rows.values() for u in (row["white"], row["black"])}
 
     def named(number: int) -> set[str]:
