@@ -5,8 +5,9 @@ was not accepted), display names and userids of confirmed accounts, moves
 with their public comments, results and ratings. Never an address, a
 password, a token, a chat, or an account that is not confirmed. Nothing here
 writes. Every list is one indexed query a page (the site may hold 100,000
-games), and each page says what it was made from (``made_of``, ``site_stamp``), so that a
-visitor who has it already gets a 304 for the price of that query.
+games), and each page says what it was made from (``made_of``,
+``site_stamp``), so that a visitor who has it already gets a 304 for the
+price of that query.
 """
 
 from __future__ import annotations

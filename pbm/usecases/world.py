@@ -363,17 +363,18 @@ def load_pauses(session: Session) -> tuple[Pause, ...]:
     return tuple(Pause(*row) for row in session.execute(_PAUSES))
 
 
-_VACATIONS = sa.select(
-    VACATIONS.c.userid,
-    VACATIONS.c.starts_at,
-    VACATIONS.c.ends_at,
-    VACATIONS.c.id,
-    VACATIONS.c.kind,
-).where(VACATIONS.c.userid.in_(_ANY))
-_VACATIONS_ENDING = _VACATIONS.where(VACATIONS.c.ends_at > sa.bindparam("after")).order_by(
-    VACATIONS.c.id
+_VACATIONS = (
+    sa.select(
+        VACATIONS.c.userid,
+        VACATIONS.c.starts_at,
+        VACATIONS.c.ends_at,
+        VACATIONS.c.id,
+        VACATIONS.c.kind,
+    )
+    .where(VACATIONS.c.userid.in_(_ANY))
+    .order_by(VACATIONS.c.id)
 )
-_VACATIONS = _VACATIONS.order_by(VACATIONS.c.id)
+_VACATIONS_ENDING = _VACATIONS.where(VACATIONS.c.ends_at > sa.bindparam("after"))
 
 
 def load_vacations(
