@@ -83,13 +83,74 @@ def drawn(picture: Picture) -> bytes:
 
 def png_of_layers(layers: Layers) -> bytes:
     """A picture drawn in layers as a small PNG, at its own size (``layers.width``)."""
-    backdrop = layers.backdrop_alone()
-    canvas = _canvas(backdrop, layers.swatch).copy()
+    sheet = _sheet(layers)
+    canvas = sheet.canvas.copy()
     for sprite in layers.sprites:
-        tile, mask, corner = _tile(backdrop, layers.swatch, sprite)
+        tile, mask, corner = sheet.tile(sprite)
         canvas.paste(tile, corner, mask)
-    # The canvas's rows are the PNG's scanlines as they are (``_canvas``).
-    return _indexed_png(layers.width, layers.height, canvas.getpalette() or [], canvas.tobytes())
+    # The canvas's rows are the PNG's scanlines as they are (``_Sheet``).
+    return _indexed_png(layers.width, layers.height, sheet.palette, canvas.tobytes())
+
+
+class _Sheet:
+    """What every picture on one backdrop (one seat's empty board) is laid from: the
+    backdrop's pixels, the palette of its pictures, the canvas they start from, and the
+    tiles of the sprites laid on it so far (the latest ``TILES_KEPT``)."""
+
+    TILES_KEPT = 4096
+
+    def __init__(self, backdrop: str, swatch: tuple[Sprite, ...]) -> None:
+        self.pixels = _pixels(backdrop).convert("RGB")  # opaque: drawn once for all
+        sample = self.pixels.copy()
+        for sprite in swatch:
+            _lay(sample, sprite)
+        # The colours of every picture on it: the backdrop with the swatch laid on it.
+        self.map = _quantized(sample)
+        self.palette = self.map.getpalette() or []
+        # One column wider than the picture: a column of 0 at the left, which is each
+        # row's PNG filter byte (0, none: a palette's indexes gain nothing by one), so
+        # the canvas's bytes are the PNG's scanlines.
+        board = self.pixels.quantize(palette=self.map, dither=Image.Dither.NONE)
+        self.canvas = Image.new("P", (board.width + 1, board.height), 0)
+        self.canvas.putpalette(self.palette)
+        self.canvas.paste(board, (1, 0))
+        self.tile = functools.lru_cache(maxsize=self.TILES_KEPT)(self._tile)
+
+    def _tile(self, sprite: Sprite) -> tuple[Image.Image, Image.Image, tuple[int, int]]:
+        """``sprite`` laid on its square of the backdrop in the palette, the pixels it
+        touches (a mask; both cut to the box of those pixels: laying costs by the pixel)
+        and where the box goes on the canvas. A position is then laid together by copying
+        palette indexes, with nothing to blend or map afresh.
+
+        Where two sprites' drawings meet (an outline's edge on its neighbour's), the
+        later one's edge pixels are those laid on the bare board: a shade off, a pixel
+        wide. A tile serves one spot: squares that look alike to the eye differ in a
+        few pixels of the backdrop's edges."""
+        half = sprite.size // 2
+        left, top = sprite.x - half, sprite.y - half
+        square = self.pixels.crop((left, top, sprite.x + half, sprite.y + half))
+        _lay(square, sprite, (0, 0))
+        tile = square.quantize(palette=self.map, dither=Image.Dither.NONE)
+        mask = _mask(sprite.alone())
+        box = mask.getbbox() or (0, 0, 1, 1)
+        return tile.crop(box), mask.crop(box), (left + 1 + box[0], top + box[1])
+
+
+# The sheets of the latest backdrops, by the strings the game keeps for them: a
+# picture finds its own with no document to build and hash.
+_SHEETS: dict[tuple[str, str, tuple[Sprite, ...]], _Sheet] = {}
+SHEETS_KEPT = 8  # a few games' seats
+
+
+def _sheet(layers: Layers) -> _Sheet:
+    """The sheet of ``layers``' backdrop, made once."""
+    key = (layers.opening, layers.backdrop, layers.swatch)
+    sheet = _SHEETS.get(key)
+    if sheet is None:
+        if len(_SHEETS) >= SHEETS_KEPT:
+            _SHEETS.clear()
+        sheet = _SHEETS[key] = _Sheet(layers.backdrop_alone(), layers.swatch)
+    return sheet
 
 
 def _lay(canvas: Image.Image, sprite: Sprite, corner: tuple[int, int] | None = None) -> None:
@@ -97,43 +158,6 @@ def _lay(canvas: Image.Image, sprite: Sprite, corner: tuple[int, int] | None = N
     drawn = _sprite(sprite.alone())
     # Over an opaque canvas, pasting through the sprite's own alpha is compositing.
     canvas.paste(drawn, corner or (sprite.x - half, sprite.y - half), drawn)
-
-
-@functools.lru_cache(maxsize=4096)
-def _tile(
-    backdrop: str, swatch: tuple[Sprite, ...], sprite: Sprite
-) -> tuple[Image.Image, Image.Image, tuple[int, int]]:
-    """``sprite`` laid on its square of ``backdrop`` in the seat's palette, the pixels it
-    touches (a mask) and where the square goes on the canvas (``_canvas``): a position
-    is then laid together by copying palette indexes, with nothing to blend or map afresh.
-
-    Where two sprites' drawings meet (an outline's edge on its neighbour's), the later
-    one's edge pixels are those laid on the bare board: a shade off, a pixel wide."""
-    half = sprite.size // 2
-    left, top = sprite.x - half, sprite.y - half
-    square = _backdrop(backdrop).crop((left, top, sprite.x + half, sprite.y + half))
-    _lay(square, sprite, (0, 0))
-    tile = square.quantize(palette=_palette(backdrop, swatch), dither=Image.Dither.NONE)
-    return tile, _mask(sprite.alone()), (left + 1, top)
-
-
-@functools.lru_cache(maxsize=8)
-def _canvas(backdrop: str, swatch: tuple[Sprite, ...]) -> Image.Image:
-    """The backdrop in the palette of its pictures, one column wider: a column of 0 at
-    the left, which is each row's PNG filter byte (0, none: a palette's indexes gain
-    nothing by one), so the canvas's bytes are the PNG's scanlines."""
-    palette = _palette(backdrop, swatch)
-    pixels = _backdrop(backdrop).quantize(palette=palette, dither=Image.Dither.NONE)
-    canvas = Image.new("P", (pixels.width + 1, pixels.height), 0)
-    canvas.putpalette(palette.getpalette() or [])
-    canvas.paste(pixels, (1, 0))
-    return canvas
-
-
-@functools.lru_cache(maxsize=8)
-def _backdrop(svg: str) -> Image.Image:
-    """A backdrop's pixels (RGB: it is opaque): drawn once for all its pictures."""
-    return _pixels(svg).convert("RGB")
 
 
 @functools.lru_cache(maxsize=256)
@@ -149,16 +173,6 @@ def _mask(svg: str) -> Image.Image:
 
 
 _TOUCHED = [0] + [255] * 255
-
-
-@functools.lru_cache(maxsize=8)
-def _palette(backdrop: str, swatch: tuple[Sprite, ...]) -> Image.Image:
-    """The colours of every picture on ``backdrop``: the backdrop with the swatch laid on
-    it, quantized once."""
-    sample = _backdrop(backdrop).copy()
-    for sprite in swatch:
-        _lay(sample, sprite)
-    return _quantized(sample)
 
 
 _NO_FONTS = svg2png_py.FontDatabase()  # empty: nothing is looked up on the machine
