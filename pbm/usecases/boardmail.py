@@ -25,7 +25,7 @@ from pbm.replies import Reply
 from pbm.timecontrol import Kind, duration_words
 from pbm.usecases.clocks import ClockState, clock_of, clock_state, control_meaning
 from pbm.usecases.text import WIDTH, fmt_time, wrap
-from pbm.usecases.world import Board
+from pbm.usecases.world import Board, rules_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +82,7 @@ class BoardView:
     waiting_for: str | None = None  # a challenge: the player who has yet to accept
     # The number players give a ply (chess counts pairs); ``Game.move_number``.
     move_number: Callable[[int], int] = int
+    position: str = ""  # ``state`` as the board stores it (``GameState.dump``), if known
 
     @property
     def players(self) -> tuple[str, str]:
@@ -362,18 +363,45 @@ def _render(
     head = "\n".join(line.rstrip() for line in body)
     timing = [line.rstrip() for line in _timing(view)]
     subject = board_subject(view)
-    diagrams: dict[int | None, str] = {}
     if seats is None:
         seats = [_reader_seat(view, recipient) for recipient in recipients]
     out = []
     for recipient, seat in zip(recipients, seats, strict=True):
-        if seat not in diagrams:
-            lines = view.state.diagram(seat, ended).rstrip("\n").splitlines()
-            diagrams[seat] = "\n".join(line.rstrip() for line in lines)
+        drawn = diagram(view.game, view.position, seat, ended, view.state)
         how = ["", *(line.rstrip() for line in _how_to_reply(view, recipient))] if replies else []
         tail = [*how, "", *timing]
-        out.append((subject, f"{head}\n{diagrams[seat]}\n" + "\n".join(tail) + "\n"))
+        out.append((subject, f"{head}\n{drawn}\n" + "\n".join(tail) + "\n"))
     return out
+
+
+# The diagrams drawn last, by game, position, seat and ending: the copies of one board
+# mail share theirs, and its HTML part finds the one it stands in for (``pictures``).
+_DIAGRAMS: dict[tuple[str, str, int | None, str | None], str] = {}
+DIAGRAMS_KEPT = 256  # a few batches of board mails
+
+
+def diagram(
+    game: str,
+    position: str,
+    seat: int | None,
+    ended: str | None,
+    state: GameState | None = None,
+) -> str:
+    """The ASCII diagram of ``position`` (``GameState.dump``) as board mails show it, from
+    ``seat``: drawn once (``state``, if given, is that position loaded: a chess state
+    replays its moves to load). Without a position it is drawn from ``state`` alone."""
+    key = (game, position, seat, ended)
+    found = _DIAGRAMS.get(key) if position else None
+    if found is None:
+        if state is None:
+            state = rules_of(game).load(position)
+        lines = state.diagram(seat, ended).rstrip("\n").splitlines()
+        found = "\n".join(line.rstrip() for line in lines)
+        if position:
+            if len(_DIAGRAMS) >= DIAGRAMS_KEPT:
+                _DIAGRAMS.clear()
+            _DIAGRAMS[key] = found
+    return found
 
 
 def board_view(board: Board, now: datetime) -> BoardView:
@@ -447,6 +475,7 @@ def board_view(board: Board, now: datetime) -> BoardView:
         rating_changes=changes,
         waiting_for=board.name(board.challenged) if board.challenged else None,
         move_number=board.move_number,
+        position=board.position,
     )
 
 

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pbm import games
 from pbm.games import picture
 from pbm.replies import Picture, Reply
-from pbm.usecases.boardmail import board_view, ending
+from pbm.usecases.boardmail import board_view, diagram, ending
 from pbm.usecases.readers import FOLLOW
 from pbm.usecases.world import BoardOf, World
 
@@ -48,23 +48,12 @@ def pictured(world: World, reply: Reply, board_of: BoardOf) -> Reply:
     ended = None
     if board.status not in ("active", "waiting"):
         ended = ending(board_view(board, world.now))
-    found = _diagram(board.game, board.position, seat, ended)
-    diagram = found if found and found in reply.body else ""
-    return replace(
-        reply, picture=Picture(board.game, board.position, seat or 0, last, alt, diagram)
-    )
+    found = diagram(board.game, board.position, seat, ended)
+    shown = found if found and found in reply.body else ""
+    return replace(reply, picture=Picture(board.game, board.position, seat or 0, last, alt, shown))
 
 
 @functools.cache
 def draws_pictures(game: str) -> bool:
     """Whether ``game`` draws its positions (the optional ``GameState.picture``)."""
     return picture(games.get(game).new(), 0, "", "") is not None
-
-
-@functools.lru_cache(maxsize=64)
-def _diagram(game: str, position: str, seat: int | None, ended: str | None) -> str:
-    """The ASCII diagram of a position as mail bodies have it: drawn once for the copies
-    of one board mail, not once a reader (a chess state replays its moves to load)."""
-    state = games.get(game).load(position)
-    lines = state.diagram(seat, ended).rstrip("\n").splitlines()
-    return "\n".join(line.rstrip() for line in lines)
