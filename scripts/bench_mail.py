@@ -30,14 +30,18 @@ reader does. The machine's speed varies from run to run: compare runs made
 one after the other, and the no-op line of the same run.
 
 With ``--format both`` the same run plays a site whose players read HTML mail
-(a picture of the board, the default) and one whose players chose plain text.
+(a picture of the board, the default) and one whose players chose plain text,
+``--rounds`` pairs of them (4), each pair in the other order from the last:
+runs one after the other on a shared machine differ by as much as a fifth
+even when they are alike, so one pair says little and the median of the
+pairs is the figure to quote.
 With ``--computer N`` the computer player is thinking meanwhile (level 5, a
 minute a move) on N boards where it is to move. With ``--think S`` each client
 waits S seconds on average before each move, as players do: the latencies at
 a load a site sees, rather than at the most the server can carry.
 
 Usage: .venv/bin/python scripts/bench_mail.py [--mode reply|subject] [--format html|text|both]
-       [--clients 20] [--moves 25] [--computer 10] [--think 0.5]
+       [--rounds 4] [--clients 20] [--moves 25] [--computer 10] [--think 0.5]
 """
 
 from __future__ import annotations
@@ -493,29 +497,61 @@ def main() -> None:
         default=0,
         help="boards where the computer is thinking (level 5) while the clients play",
     )
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=4,
+        help="with --format both: pairs of runs, each pair's order the other way round from "
+        "the last (text then html, html then text, ...); the median of the pairs is reported",
+    )
     args = ap.parse_args()
     formats = ("text", "html") if args.format == "both" else (args.format,)
-    results: dict[str, dict[str, float]] = {}
-    for mail_format in formats:
-        with tempfile.TemporaryDirectory(prefix="pbm-bench-") as tmp:
-            root = Path(tmp)
-            cfg, boards = setup_site(root, args.clients, mail_format, args.computer)
-            r = run_pbm(root, cfg, boards, args.moves, args.mode, args.think)
-            n = run_noop(args.clients, args.moves)
-        results[mail_format] = r
-        report(args, mail_format, r, n)
-    if len(results) == 2:
-        text, html = results["text"], results["html"]
-        worker = html["workers_cpu_per_move"] - text["workers_cpu_per_move"]
-        server = html["cpu_per_move"] - text["cpu_per_move"]
+    rounds = max(args.rounds, 1) if args.format == "both" else 1
+    pairs: list[dict[str, dict[str, float]]] = []
+    for number in range(rounds):
+        # The machine's speed drifts from one run to the next, and the first run of a
+        # pair is not like the second: each pair's order is the other way round.
+        results: dict[str, dict[str, float]] = {}
+        for mail_format in formats if number % 2 == 0 else formats[::-1]:
+            with tempfile.TemporaryDirectory(prefix="pbm-bench-") as tmp:
+                root = Path(tmp)
+                cfg, boards = setup_site(root, args.clients, mail_format, args.computer)
+                r = run_pbm(root, cfg, boards, args.moves, args.mode, args.think)
+                n = run_noop(args.clients, args.moves)
+            results[mail_format] = r
+            report(args, mail_format, r, n)
+        if len(results) == 2:
+            pairs.append(results)
+            compare(results, f"round {number + 1}, {' then '.join(results)}")
+    if len(pairs) > 1:
+        rates = sorted(p["html"]["rate"] / p["text"]["rate"] * 100 - 100 for p in pairs)
+        cpu = [
+            p["html"]["workers_cpu_per_move"]
+            + p["html"]["cpu_per_move"]
+            - p["text"]["workers_cpu_per_move"]
+            - p["text"]["cpu_per_move"]
+            for p in pairs
+        ]
         print(
-            f"html against text: moves/s {html['rate'] / text['rate'] * 100 - 100:+.1f} %, "
-            f"p99 {html['srv_p99'] / text['srv_p99'] * 100 - 100:+.1f} %, "
-            f"round trip p50 {html['rt_p50'] / text['rt_p50'] * 100 - 100:+.1f} %, "
-            f"p99 {html['rt_p99'] / text['rt_p99'] * 100 - 100:+.1f} %, "
-            f"worker CPU per move {worker:+.1f} ms, "
-            f"server CPU per move {server:+.1f} ms"
+            f"html against text over {len(pairs)} rounds: moves/s median "
+            f"{statistics.median(rates):+.1f} % (each: {', '.join(f'{v:+.1f}' for v in rates)}), "
+            f"CPU per move (server and workers) median {statistics.median(cpu):+.1f} ms"
         )
+
+
+def compare(results: dict[str, dict[str, float]], label: str) -> None:
+    """One pair of runs: html against text."""
+    text, html = results["text"], results["html"]
+    worker = html["workers_cpu_per_move"] - text["workers_cpu_per_move"]
+    server = html["cpu_per_move"] - text["cpu_per_move"]
+    print(
+        f"html against text ({label}): moves/s {html['rate'] / text['rate'] * 100 - 100:+.1f} %, "
+        f"p99 {html['srv_p99'] / text['srv_p99'] * 100 - 100:+.1f} %, "
+        f"round trip p50 {html['rt_p50'] / text['rt_p50'] * 100 - 100:+.1f} %, "
+        f"p99 {html['rt_p99'] / text['rt_p99'] * 100 - 100:+.1f} %, "
+        f"worker CPU per move {worker:+.1f} ms, "
+        f"server CPU per move {server:+.1f} ms"
+    )
 
 
 def report(
