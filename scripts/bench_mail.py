@@ -524,7 +524,7 @@ def main() -> None:
             pairs.append(results)
             compare(results, f"round {number + 1}, {' then '.join(results)}")
     if len(pairs) > 1:
-        rates = sorted(p["html"]["rate"] / p["text"]["rate"] * 100 - 100 for p in pairs)
+        rates = [p["html"]["rate"] / p["text"]["rate"] * 100 - 100 for p in pairs]
         cpu = [
             p["html"]["workers_cpu_per_move"]
             + p["html"]["cpu_per_move"]
@@ -534,7 +534,7 @@ def main() -> None:
         ]
         print(
             f"html against text over {len(pairs)} rounds: moves/s median "
-            f"{statistics.median(rates):+.1f} % (each: {', '.join(f'{v:+.1f}' for v in rates)}), "
+            f"{statistics.median(rates):+.1f} % (by round: {', '.join(f'{v:+.1f}' for v in rates)}), "
             f"CPU per move (server and workers) median {statistics.median(cpu):+.1f} ms"
         )
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pbm.replies import Reply
-from pbm.usecases.refusals import UnknownBoard
-from pbm.usecases.world import Board, World
+from pbm.usecases.world import Board, BoardOf
 
 
 def thread_subject(board: Board) -> str:
@@ -22,12 +21,11 @@ def thread_subject(board: Board) -> str:
     return f"{board.title()}: {board.name(board.white)} vs {board.name(board.black)}"
 
 
-def threaded(world: World, reply: Reply) -> Reply:
-    """``reply`` in its board's thread: the board's subject, its own on the first line."""
-    if reply.board is None:
-        return reply
-    try:
-        board = world.board(reply.board)
-    except UnknownBoard:
+def threaded(reply: Reply, board_of: BoardOf) -> Reply:
+    """``reply`` in its board's thread: the board's subject, its own on the first line.
+    ``board_of``: the boards as the reply shows them (a board just written is not read
+    again for its name)."""
+    board = board_of(reply.board) if reply.board is not None else None
+    if board is None:
         return reply
     return replace(reply, thread=thread_subject(board))

@@ -317,7 +317,9 @@ def _write_one(site: Site, session: Session, item: Decided, world: World) -> Out
             board_of = _boards_as_decided(world, decision.changes)
             replies = tuple(
                 pictured(
-                    world, linked(world, threaded(world, addressed(world, r)), board_of), board_of
+                    world,
+                    linked(world, threaded(addressed(world, r), board_of), board_of),
+                    board_of,
                 )
                 for r in _threaded(replies, request)
             )
