@@ -117,23 +117,21 @@ class _Sheet:
         self.tile = functools.lru_cache(maxsize=self.TILES_KEPT)(self._tile)
 
     def _tile(self, sprite: Sprite) -> tuple[Image.Image, Image.Image, tuple[int, int]]:
-        """``sprite`` laid on its square of the backdrop in the palette, the pixels it
-        touches (a mask; both cut to the box of those pixels: laying costs by the pixel)
-        and where the box goes on the canvas. A position is then laid together by copying
-        palette indexes, with nothing to blend or map afresh.
+        """``sprite`` laid on the backdrop in the palette, over the box of the pixels it
+        touches (laying costs by the pixel), those pixels (a mask) and where the box goes
+        on the canvas. A position is then laid together by copying palette indexes, with
+        nothing to blend or map afresh.
 
         Where two sprites' drawings meet (an outline's edge on its neighbour's), the
         later one's edge pixels are those laid on the bare board: a shade off, a pixel
         wide. A tile serves one spot: squares that look alike to the eye differ in a
         few pixels of the backdrop's edges."""
-        half = sprite.size // 2
-        left, top = sprite.x - half, sprite.y - half
-        square = self.pixels.crop((left, top, sprite.x + half, sprite.y + half))
-        _lay(square, sprite, (0, 0))
-        tile = square.quantize(palette=self.map, dither=Image.Dither.NONE)
-        mask = _mask(sprite.alone())
-        box = mask.getbbox() or (0, 0, 1, 1)
-        return tile.crop(box), mask.crop(box), (left + 1 + box[0], top + box[1])
+        mask, (right, down) = _mask(sprite.alone())
+        left, top = sprite.x - sprite.size // 2 + right, sprite.y - sprite.size // 2 + down
+        piece = self.pixels.crop((left, top, left + mask.width, top + mask.height))
+        _lay(piece, sprite, (-right, -down))
+        tile = piece.quantize(palette=self.map, dither=Image.Dither.NONE)
+        return tile, mask, (left + 1, top)
 
 
 # The sheets of the latest backdrops, by the strings the game keeps for them: a
@@ -167,9 +165,12 @@ def _sprite(svg: str) -> Image.Image:
 
 
 @functools.lru_cache(maxsize=256)
-def _mask(svg: str) -> Image.Image:
-    """The pixels a sprite touches (its alpha not 0)."""
-    return _sprite(svg).getchannel("A").point(_TOUCHED, mode="1")
+def _mask(svg: str) -> tuple[Image.Image, tuple[int, int]]:
+    """The pixels a sprite touches (its alpha not 0), cut to their box, and the box's
+    corner in the sprite's square."""
+    touched = _sprite(svg).getchannel("A").point(_TOUCHED, mode="1")
+    box = touched.getbbox() or (0, 0, 1, 1)
+    return touched.crop(box), (box[0], box[1])
 
 
 _TOUCHED = [0] + [255] * 255
