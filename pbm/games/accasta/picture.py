@@ -229,21 +229,25 @@ def layers(
     ``alt``: the title a screen reader says.
     """
     touched = set(last)
-    sprites = []
-    for cell, name in enumerate(CELLS):
-        stack, outlined = board[cell], name in touched
-        if stack or outlined:
-            x, y = cell_centre(cell, seat)
-            attributes = (
-                f'class="spot" data-cell="{name}" data-last="{"yes" if outlined else "no"}"'
-            )
-            sprites.append(Sprite(x, y, _SPOT, _spot(stack, outlined), attributes))
+    sprites = [
+        _placed(cell, seat, stack, name in touched)
+        for cell, (name, stack) in enumerate(zip(CELLS, board, strict=True))
+        if stack or name in touched
+    ]
     opening = (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
         f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" data-seat="{seat}">'
     )
     title = _escape(alt or "Accasta board")
     return Layers(WIDTH, HEIGHT, opening, title, _backdrop(seat), tuple(sprites), _swatch(seat))
+
+
+@functools.lru_cache(maxsize=4096)
+def _placed(cell: int, seat: int, stack: str, outlined: bool) -> Sprite:
+    """What stands on ``cell`` seen from ``seat``: made once (a position brings few new)."""
+    x, y = cell_centre(cell, seat)
+    attributes = f'class="spot" data-cell="{CELLS[cell]}" data-last="{"yes" if outlined else "no"}"'
+    return Sprite(x, y, _SPOT, _spot(stack, outlined), attributes)
 
 
 def svg(board: Sequence[str], *, seat: int = 0, last: Sequence[str] = (), alt: str = "") -> str:
