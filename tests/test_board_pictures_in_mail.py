@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import email
 import io
+from dataclasses import replace
 from email.message import EmailMessage
 from email.policy import default
+from html import unescape
 
 from conftest import accepted
 from PIL import Image
@@ -16,6 +18,7 @@ from test_worker import mails_to
 
 from pbm.config import Config
 from pbm.mail.message import build_message
+from pbm.replies import Picture
 from pbm.store.engine import Database
 from pbm.usecases import queries, unit
 from pbm.usecases.accounts import SetFormat
@@ -67,6 +70,30 @@ def test_a_board_mail_is_text_then_html_with_one_inline_picture(
     assert len(png) <= 30_000
     assert Image.open(io.BytesIO(png)).size[0] == 480
     assert len(build_message(mails_to(db, BOB)[-1], config)) < 80_000
+
+
+def test_words_past_ascii_reach_the_html_part_as_the_same_characters(
+    db: Database, config: Config, site: Site
+) -> None:
+    """The HTML part is written in ASCII (character references), so it goes as it is
+    (7bit); a line too long for mail (RFC 5322 2.1.1: 998) makes it quoted-printable."""
+    board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    move_once(site, board, "alice", comment="Zoë \u202egnp.exe ♞")
+    row = [m for m in mails_to(db, BOB) if m.board is not None][-1]
+    assert row.picture is not None
+    long_alt = replace(Picture.from_json(row.picture), alt="Zoë & " * 300).to_json()
+    for mail, encoding in (
+        (row, "7bit"),
+        (row.model_copy(update={"picture": long_alt}), "quoted-printable"),
+    ):
+        msg = email.message_from_bytes(build_message(mail, config), policy=default)
+        html_part = msg.get_payload()[1].get_payload()[0]  # type: ignore[index]
+        assert html_part["Content-Transfer-Encoding"] == encoding
+        raw = html_part.as_bytes()
+        assert raw.isascii() and max(len(line) for line in raw.split(b"\n")) <= 998
+        shown = unescape(html_part.get_content())
+        assert "Zoë \u202egnp.exe ♞" in shown
+        assert mail is row or "Zoë & " * 300 in shown
 
 
 def test_a_chess_board_mail_shows_python_chess_s_board(

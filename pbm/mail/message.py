@@ -239,9 +239,15 @@ def _with_picture(
     domain = _domain(mail.message_id)
     cid = f"board.{seed[:16]}@{domain}"
     html = html_part(mail.thread or mail.subject, text, picture.diagram, cid, picture.alt, site_url)
-    html_bytes = quopri.encodestring(html.encode("utf-8"))
+    # Any character past ASCII as a character reference (HTML 5 13.1.4): the part is
+    # then 7bit as it is (RFC 2045 2.7), unless a line is too long for mail (RFC 5322
+    # 2.1.1), when quoted-printable folds it.
+    html_bytes = html.encode("ascii", "xmlcharrefreplace")
+    encoding = "7bit"
+    if max(map(len, html_bytes.split(b"\n"))) > 998:
+        html_bytes, encoding = quopri.encodestring(html_bytes), "quoted-printable"
     html_headers = (
-        'Content-Type: text/html; charset="utf-8"\nContent-Transfer-Encoding: quoted-printable'
+        f'Content-Type: text/html; charset="utf-8"\nContent-Transfer-Encoding: {encoding}'
     )
     image = base64.encodebytes(png(picture)).replace(b"\r", b"")
     image_headers = (
