@@ -147,8 +147,10 @@ class InboxWorker:
         # mail that causes it is found and charged (``server.mail_attempts``).
         self._alone = 0
         # The games' modules are loaded now (python-chess builds its tables, for
-        # one): the first mails after a start would wait for it otherwise.
+        # one), and what their pictures are laid on is drawn: the first mails after a
+        # start would wait for it otherwise.
         games.registry()
+        pictures.prepare()
 
     def _take_in(self, snapshot: Session, limit: int) -> list[Mail]:
         """This worker's share of the waiting mails, oldest first, through the pipeline's
