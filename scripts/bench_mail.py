@@ -534,7 +534,8 @@ def main() -> None:
         ]
         print(
             f"html against text over {len(pairs)} rounds: moves/s median "
-            f"{statistics.median(rates):+.1f} % (by round: {', '.join(f'{v:+.1f}' for v in rates)}), "
+            f"{statistics.median(rates):+.1f} % "
+            f"(by round: {', '.join(f'{v:+.1f}' for v in rates)}), "
             f"CPU per move (server and workers) median {statistics.median(cpu):+.1f} ms"
         )
 
