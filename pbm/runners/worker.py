@@ -112,13 +112,16 @@ def _with_pictures(batch: Batch) -> Batch:
     What is written stays written: a picture that cannot be drawn here is
     left for the sender, which draws it (or says why not) as it would anyway."""
     shown = [r.picture for r in batch.replies if r.picture]
-    if not shown:
-        return batch
+    return replace(batch, pictures=_drawn(shown)) if shown else batch
+
+
+def _drawn(shown: Sequence[str]) -> dict[str, bytes]:
+    """The PNGs of these pictures (in a worker process: asked for by the server)."""
     try:
-        return replace(batch, pictures=pictures.draw_all(shown))
+        return pictures.draw_all(shown)
     except Exception:
         log.exception("inbox worker: a board picture could not be drawn; the sender tries")
-        return batch
+        return {}
 
 
 def sender_share(mail_from: str, shares: int) -> int:
@@ -147,7 +150,7 @@ class InboxWorker:
         of this server (``worker_id``), in the batch's own transaction, and
         return them from ``run_batch``; the sender then need not look for them.
         ``draws_pictures``: draw their board pictures before returning them (a
-        worker process leaves them to be asked for: ``draw``).
+        worker process leaves that to ``WorkerProcesses``, after the hand-over).
         """
         self.site = Site(db, config, clock)
         self.db = db
@@ -469,15 +472,6 @@ def _run_in_process() -> Batch:
     return _PROCESS_WORKER.run_batch()
 
 
-def _draw_in_process(shown: tuple[str, ...]) -> dict[str, bytes]:
-    """The PNGs of these pictures; those that cannot be drawn are left to the sender."""
-    try:
-        return pictures.draw_all(shown)
-    except Exception:
-        log.exception("inbox worker: a board picture could not be drawn; the sender tries")
-        return {}
-
-
 class WorkerProcesses:
     """``InboxWorker``s in processes of their own, driven from the server's loop.
 
@@ -532,8 +526,7 @@ class WorkerProcesses:
         return replace(
             batch,
             drawing=tuple(
-                Drawing(part, loop.run_in_executor(self._pools[k], _draw_in_process, part))
-                for part in parts
+                Drawing(part, loop.run_in_executor(self._pools[k], _drawn, part)) for part in parts
             ),
         )
 
