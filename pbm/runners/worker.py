@@ -111,8 +111,13 @@ def _with_pictures(batch: Batch) -> Batch:
 
     What is written stays written: a picture that cannot be drawn here is
     left for the sender, which draws it (or says why not) as it would anyway."""
-    shown = [r.picture for r in batch.replies if r.picture]
+    shown = _shown(batch)
     return replace(batch, pictures=_drawn(shown)) if shown else batch
+
+
+def _shown(batch: Batch) -> tuple[str, ...]:
+    """The board pictures of a batch's replies (as they store them), each once, in order."""
+    return tuple(dict.fromkeys(r.picture for r in batch.replies if r.picture))
 
 
 def _drawn(shown: Sequence[str]) -> dict[str, bytes]:
@@ -518,7 +523,7 @@ class WorkerProcesses:
         """``batch`` with its pictures given to its process to draw, a few at a time and
         before its next batch: its replies go to the sender now, each mail as soon as its
         picture is drawn, and the sender marks them meanwhile (a commit of its own)."""
-        shown = tuple(dict.fromkeys(r.picture for r in batch.replies if r.picture))
+        shown = _shown(batch)
         if not shown:
             return batch
         loop = asyncio.get_running_loop()
