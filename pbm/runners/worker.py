@@ -253,8 +253,7 @@ class InboxWorker:
         if not decided:
             return NOTHING
         try:
-            written = self._write(decided)
-            return _with_pictures(written)
+            return _with_pictures(self._write(decided))
         except TRANSIENT:
             raise
         except Exception as exc:
