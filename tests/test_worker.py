@@ -7,11 +7,14 @@ PostgreSQL), so that what one batch holds is certain.
 
 from __future__ import annotations
 
+import asyncio
 import email
 import threading
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from email.message import EmailMessage
 from email.policy import SMTP, default
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -23,8 +26,10 @@ import pbm.usecases.auth
 from pbm.config import Config
 from pbm.mail import pictures
 from pbm.mail.message import build_message
+from pbm.mail.transports import MaildirTransport
 from pbm.replies import Picture
 from pbm.runners import worker as worker_mod
+from pbm.runners.sender import OutboxSender
 from pbm.runners.worker import InboxWorker
 from pbm.store import inbox as inbox_store
 from pbm.store.engine import Database
@@ -468,6 +473,51 @@ def test_the_worker_draws_the_pictures_the_sender_puts_in_its_mails(
     message = email.message_from_bytes(build_message(handed, config), policy=default)
     (image,) = [p for p in message.walk() if p.get_content_type() == "image/png"]
     assert image.get_payload(decode=True) == other != drawn
+
+
+@pytest.mark.parametrize("comes", [True, False])
+def test_a_mail_whose_picture_is_drawn_elsewhere_waits_for_it(
+    db: Database,
+    config: Config,
+    clock: Clock,
+    board: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    comes: bool,
+) -> None:
+    """A worker process hands its replies over before their pictures are drawn, and draws
+    them next (``WorkerProcesses``): the sender sends a mail once its picture has come,
+    with that drawing; one that never comes (the process died) it draws itself."""
+    monkeypatch.setattr(pictures, "_GIVEN", {})
+    worker = InboxWorker(
+        db, config, "server-1", clock=clock, hand_over_replies=True, draws_pictures=False
+    )
+    deliver(db, clock, BOB, command_mail(BOB, f"accasta show {board}", "<show@x>"))
+    batch = worker.run_batch()
+    (handed,) = batch.replies
+    assert handed.picture is not None and not batch.pictures
+    shown = Picture.from_json(handed.picture)
+    other = pictures.png(replace(shown, seat=1 - shown.seat))  # told apart from its own
+    maildir = tmp_path / "outbox"
+    sender = OutboxSender(db, config, MaildirTransport(maildir), clock, worker="server-1")
+
+    async def scenario() -> int:
+        pngs: asyncio.Future[dict[str, bytes]] = asyncio.get_running_loop().create_future()
+        sending = sender.hand_over(batch.replies, [((handed.picture,), pngs)])
+        for _ in range(50):  # the loop goes round: the mail waits, nothing is sent
+            await asyncio.sleep(0)
+        assert not sending.done() and not list((maildir / "new").glob("*"))
+        if comes:
+            pngs.set_result({handed.picture: other})
+        else:
+            pngs.set_exception(BrokenProcessPool("the worker process died"))
+        return await sending
+
+    assert asyncio.run(scenario()) == 1
+    (sent,) = (maildir / "new").glob("*")
+    message = email.message_from_bytes(sent.read_bytes(), policy=default)
+    (image,) = [p for p in message.walk() if p.get_content_type() == "image/png"]
+    assert image.get_payload(decode=True) == (other if comes else pictures.png(shown))
 
 
 def test_without_hand_over_the_sender_finds_the_replies_itself(

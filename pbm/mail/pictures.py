@@ -22,8 +22,9 @@ its parts are drawn; a new stack's tile some 0.05 ms more), against some
 The PNGs of the latest positions are kept too: the copies of one board
 mail, for the two players and the followers, cost one picture a seat. The
 inbox worker draws the pictures of the replies it hands to the sender
-(``draw_all``) in its own process, after its commit; the sender is given them
-(``keep``) and only lays them into the mail.
+(``draw_all``) in its own process, after its commit (a worker process: after
+handing the replies over, a few at a time); the sender is given them
+(``keep``), each mail waiting for its own, and only lays them into the mail.
 """
 
 from __future__ import annotations

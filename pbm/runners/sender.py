@@ -14,15 +14,17 @@ sent again. Database work runs in threads.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import socket
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Generic, TypeVar
 
 from pbm.config import Config
+from pbm.mail import pictures
 from pbm.mail.addresses import bounce_address
 from pbm.mail.message import build_message
 from pbm.mail.transports import DeliveryError, PermanentFailure, TemporaryFailure, Transport
@@ -94,6 +96,9 @@ class OutboxSender:
         self._marker = GroupCommit(self._mark_now)
         self._stop: asyncio.Event | None = None  # run_forever's, so a round can end early
         self._handed: set[asyncio.Task[int]] = set()  # hand_over's sends under way
+        # Board pictures being drawn elsewhere (an inbox worker's process), by key: the
+        # mail that shows one waits for it rather than draw it again on our loop.
+        self._coming: dict[str, asyncio.Future[None]] = {}
         self._limit: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
         self._trouble = Throttled(log, "outbox sender: the database cannot be written")
 
@@ -163,16 +168,39 @@ class OutboxSender:
             return 0
         return await self._send(rows)
 
-    def hand_over(self, rows: Sequence[outbox.ClaimedMail]) -> asyncio.Task[int]:
+    def hand_over(
+        self,
+        rows: Sequence[outbox.ClaimedMail],
+        drawing: Iterable[tuple[Sequence[str], Awaitable[dict[str, bytes]]]] = (),
+    ) -> asyncio.Task[int]:
         """Send rows claimed for this sender elsewhere (the inbox worker's replies), now.
 
-        They are sent beside the rounds of ``run_forever``, which stops only when
-        these are done or given back. The task tells how many were sent.
+        ``drawing``: their board pictures still being drawn there (keys, PNGs to
+        come); a mail that shows one is made once it has come. They are sent
+        beside the rounds of ``run_forever``, which stops only when these are done
+        or given back. The task tells how many were sent.
         """
-        task = asyncio.get_running_loop().create_task(self._send_handed(rows))
+        loop = asyncio.get_running_loop()
+        for keys, pngs in drawing:
+            arrival = loop.create_task(self._kept(pngs))
+            for key in keys:
+                self._coming[key] = arrival
+            arrival.add_done_callback(functools.partial(self._arrived, keys))
+        task = loop.create_task(self._send_handed(rows))
         self._handed.add(task)
         task.add_done_callback(self._handed.discard)
         return task
+
+    async def _kept(self, pngs: Awaitable[dict[str, bytes]]) -> None:
+        try:
+            pictures.keep(await pngs)
+        except Exception as exc:  # the process died, say: the mails draw their own
+            log.warning("board pictures drawn elsewhere did not come (%s); drawn here", exc)
+
+    def _arrived(self, keys: Sequence[str], arrival: asyncio.Future[None]) -> None:
+        for key in keys:
+            if self._coming.get(key) is arrival:
+                del self._coming[key]
 
     async def _send_handed(self, rows: Sequence[outbox.ClaimedMail]) -> int:
         try:
@@ -202,6 +230,9 @@ class OutboxSender:
         relay_down: list[TemporaryFailure] = []
 
         async def attempt(row: outbox.ClaimedMail) -> SendOutcome:
+            coming = self._coming.get(row.picture) if row.picture else None
+            if coming is not None:  # however it ends: a picture that did not come is drawn here
+                await asyncio.wait({coming})
             try:
                 # A board picture takes about a millisecond to lay together: beside the loop.
                 msg = await asyncio.to_thread(build_message, row, self.config)

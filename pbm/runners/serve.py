@@ -149,7 +149,7 @@ class Server:
             # The worker claimed its replies for our sender: no need to look for them.
             if batch.replies:
                 pictures.keep(batch.pictures)  # drawn by the worker: not again here
-                sender.hand_over(batch.replies)
+                sender.hand_over(batch.replies, batch.drawing)
             if batch.unclaimed:
                 self.outbox_wake.set()
 

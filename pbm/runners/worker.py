@@ -33,6 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from sqlalchemy import exc as sa_exc
 from sqlmodel import Session
@@ -62,6 +63,9 @@ LOOK_SECONDS = 0.01
 # the mail that passes it (a mail's commands are written together), and the
 # rest of the batch waits for the next one.
 WRITE_SECONDS = 0.2
+# A worker process draws a batch's pictures this many at a time: the first mails need
+# not wait for the last one's.
+DRAWN_AT_ONCE = 8
 # Replies handed straight to this server's sender are claimed for this long: if
 # the hand-over is lost (a worker process dies after its commit), any sender
 # takes them once the claim runs out. Longer than the sender's margin
@@ -70,6 +74,14 @@ HANDOVER_LEASE = timedelta(minutes=3)
 # Faults no mail causes: the database is out of reach, locked or full. The batch
 # is tried again as it is; any other fault is charged to the mail it came with.
 TRANSIENT = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError, TimeoutError)
+
+
+class Drawing(NamedTuple):
+    """Board pictures a worker process is drawing after its batch: their keys (as
+    replies store them, ``Picture.to_json``) and, to come, their PNGs."""
+
+    pictures: tuple[str, ...]
+    pngs: asyncio.Future[dict[str, bytes]]
 
 
 @dataclass(frozen=True)
@@ -87,6 +99,8 @@ class Batch:
     # The PNGs of the replies' board pictures (``pictures.draw_all``), drawn here
     # after the commit: beside the server's loop, which sends them, not on it.
     pictures: dict[str, bytes] = field(default_factory=dict)
+    # ... or, from a worker process, still being drawn there (``WorkerProcesses``).
+    drawing: tuple[Drawing, ...] = ()
 
 
 NOTHING = Batch(0)
@@ -97,14 +111,22 @@ def _with_pictures(batch: Batch) -> Batch:
 
     What is written stays written: a picture that cannot be drawn here is
     left for the sender, which draws it (or says why not) as it would anyway."""
-    shown = [r.picture for r in batch.replies if r.picture]
-    if not shown:
-        return batch
+    shown = _shown(batch)
+    return replace(batch, pictures=_drawn(shown)) if shown else batch
+
+
+def _shown(batch: Batch) -> tuple[str, ...]:
+    """The board pictures of a batch's replies (as they store them), each once, in order."""
+    return tuple(dict.fromkeys(r.picture for r in batch.replies if r.picture))
+
+
+def _drawn(shown: Sequence[str]) -> dict[str, bytes]:
+    """The PNGs of these pictures (in a worker process: asked for by the server)."""
     try:
-        return replace(batch, pictures=pictures.draw_all(shown))
+        return pictures.draw_all(shown)
     except Exception:
         log.exception("inbox worker: a board picture could not be drawn; the sender tries")
-        return batch
+        return {}
 
 
 def sender_share(mail_from: str, shares: int) -> int:
@@ -125,14 +147,15 @@ class InboxWorker:
         *,
         shard: tuple[int, int] = (0, 1),
         hand_over_replies: bool = False,
+        draws_pictures: bool = True,
     ) -> None:
         """``shard`` (k, n): take only the mail of senders whose share is k of n.
 
         ``hand_over_replies``: claim the replies a batch writes for the sender
         of this server (``worker_id``), in the batch's own transaction, and
-        return them from ``run_batch``, their board pictures drawn (after the
-        commit, so the write lock is not held for them); the sender then need
-        not look for them, nor draw them on its loop.
+        return them from ``run_batch``; the sender then need not look for them.
+        ``draws_pictures``: draw their board pictures before returning them (a
+        worker process leaves that to ``WorkerProcesses``, after the hand-over).
         """
         self.site = Site(db, config, clock)
         self.db = db
@@ -142,6 +165,7 @@ class InboxWorker:
         self.clock = clock
         self.shard = shard
         self.hand_over_replies = hand_over_replies
+        self.draws_pictures = draws_pictures
         # Mails read already but not carried out yet: their passwords were still being
         # checked, or the batch's time ran out. The next look takes them as they are.
         self._held: dict[int, Mail] = {}
@@ -253,7 +277,8 @@ class InboxWorker:
         if not decided:
             return NOTHING
         try:
-            return _with_pictures(self._write(decided))
+            written = self._write(decided)
+            return _with_pictures(written) if self.draws_pictures else written
         except TRANSIENT:
             raise
         except Exception as exc:
@@ -438,7 +463,9 @@ def _start_process(
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     configure_logging(config.server.log_level)
     db = Database.open(config)
-    _PROCESS_WORKER = InboxWorker(db, config, worker_id, shard=shard, hand_over_replies=hand_over)
+    _PROCESS_WORKER = InboxWorker(
+        db, config, worker_id, shard=shard, hand_over_replies=hand_over, draws_pictures=False
+    )
 
 
 def _ping() -> bool:
@@ -492,6 +519,22 @@ class WorkerProcesses:
             ),
         )
 
+    def _drawing(self, k: int, batch: Batch) -> Batch:
+        """``batch`` with its pictures given to its process to draw, a few at a time and
+        before its next batch: its replies go to the sender now, each mail as soon as its
+        picture is drawn, and the sender marks them meanwhile (a commit of its own)."""
+        shown = _shown(batch)
+        if not shown:
+            return batch
+        loop = asyncio.get_running_loop()
+        parts = [shown[i : i + DRAWN_AT_ONCE] for i in range(0, len(shown), DRAWN_AT_ONCE)]
+        return replace(
+            batch,
+            drawing=tuple(
+                Drawing(part, loop.run_in_executor(self._pools[k], _drawn, part)) for part in parts
+            ),
+        )
+
     async def ready(self) -> None:
         """Start the processes and wait until each has connected to the database."""
         loop = asyncio.get_running_loop()
@@ -523,7 +566,8 @@ class WorkerProcesses:
         def batch(k: int) -> Callable[[], Awaitable[Batch]]:
             async def run() -> Batch:
                 try:
-                    return await loop.run_in_executor(self._pools[k], _run_in_process)
+                    found = await loop.run_in_executor(self._pools[k], _run_in_process)
+                    return self._drawing(k, found)
                 except BrokenProcessPool:
                     log.error("inbox worker process %d died; starting a new one", k + 1)
                     await asyncio.to_thread(self._pools[k].shutdown, wait=False)
