@@ -16,9 +16,15 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 # This folder's pbm.toml, named: never a site's /etc/pbm/pbm.toml found on the search path.
+# `make serve SMTP=2626 WEB=8181`: the ports it listens on (127.0.0.1), written into
+# pbm.toml at the first start; given again later, they override pbm.toml for that run.
+SMTP ?=
+WEB ?=
 serve: install
-	test -f pbm.toml || $(BIN)/pbm --config pbm.toml init
-	$(BIN)/pbm --config pbm.toml serve
+	test -f pbm.toml || $(BIN)/pbm --config pbm.toml init \
+	    $(if $(SMTP),--smtp-port $(SMTP)) $(if $(WEB),--web-port $(WEB))
+	$(if $(SMTP),PBM_SMTP_LISTEN=127.0.0.1:$(SMTP)) $(if $(WEB),PBM_WEB_LISTEN=127.0.0.1:$(WEB)) \
+	    $(BIN)/pbm --config pbm.toml serve
 
 lint: install
 	$(BIN)/ruff check pbm tests scripts

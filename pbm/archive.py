@@ -11,15 +11,15 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-import sqlalchemy as sa
-
+from pbm.model import BoardStatus
+from pbm.store.lists import finished_rows
 from pbm.usecases.changes import BoardChange
 from pbm.usecases.records import (
     record_in,
     suffix_of,
 )
 from pbm.usecases.site import Site
-from pbm.usecases.world import GAMES, World
+from pbm.usecases.world import World
 
 
 @dataclass(frozen=True)
@@ -55,18 +55,10 @@ def pending_boards(
     record in ``fmt`` is not in ``out_dir``: archived as text, a game is still
     archived as JSON.
     """
-    stmt = sa.select(GAMES.c.board, GAMES.c.game, GAMES.c.archived_at).where(
-        GAMES.c.status == "finished"
-    )
-    if out_dir is None:
-        stmt = stmt.where(GAMES.c.archived_at.is_(None))
-    if since is not None:
-        ended = sa.func.coalesce(GAMES.c.ended_at, GAMES.c.last_move_at, GAMES.c.created_at)
-        stmt = stmt.where(ended >= since)
     with site.db.read() as session:
-        rows = session.execute(stmt.order_by(GAMES.c.board)).all()
+        rows = finished_rows(session, since, unarchived=out_dir is None)
     return [
-        int(board)
+        board
         for board, game, archived_at in rows
         if archived_at is None
         or (
@@ -81,7 +73,7 @@ def archive_board(site: Site, number: int, out_dir: Path, fmt: str) -> ArchivedG
     with site.db.transaction() as session:
         now = site.clock()
         board = World(session, site.config, now, lock=True).board(number)
-        if board.status != "finished":
+        if board.status != BoardStatus.FINISHED:
             raise ValueError(f"board {number} is not a finished game")
         text, suffix = record_in(board, fmt, site.config.mail.address)
         path = record_path(out_dir, board.game, number, suffix)

@@ -26,6 +26,10 @@ DEFAULT_CONFIG_PATH = "pbm.toml"
 SEARCH_PATH = (Path(DEFAULT_CONFIG_PATH), Path("/etc/pbm/pbm.toml"))
 
 
+# Keys of earlier versions that mean nothing now: a site's file may still name them.
+RETIRED = {"server": {"inbox_workers"}}
+
+
 class ConfigError(ValueError):
     """A config file or variable that cannot be used; says which key and why."""
 
@@ -41,7 +45,6 @@ class ServerConfig:
     log_level: str = "INFO"
     tick_seconds: int = 60
     process_inbox: bool = True
-    inbox_workers: int = 1
     keep_raw_days: int = 7
     mail_attempts: int = 3
 
@@ -86,6 +89,11 @@ class LimitsConfig:
     answers_per_address_per_hour: int = 20
     player_error_replies_per_hour: int = 30
     player_answers_per_hour: int = 60
+    stranger_answers_per_day: int = 1
+    confirmations_per_day: int = 1
+    password_resets_per_day: int = 3
+    challenge_mails_per_hour: int = 1
+    boards_followed: int = 10
     commands_per_mail: int = 20
     password_failures: int = 5
     password_lockout_minutes: int = 15
@@ -102,6 +110,8 @@ class ClockConfig:
     reminder_hours: str = "24, 1"
     # A player whose time runs out spends a vacation day of his own, while he has any.
     spend_vacation: bool = True
+    # Days a challenge waits for its answer before it lapses.
+    challenge_days: int = 7
 
     @property
     def reminders(self) -> tuple[timedelta, ...]:
@@ -127,6 +137,38 @@ class WebConfig:
     listen: str = "127.0.0.1:8080"  # empty: no web site
     base_url: str = ""  # e.g. https://games.example.org: mails link to the boards' pages
     workers: int = 1  # processes answering visitors
+    hosts: str = ""  # more names visitors may ask for (Host), comma-separated
+    header_timeout_seconds: float = 10.0  # the most a request's headers may take to come
+    connections_per_address: int = 64  # open connections of one client address; 0: any
+
+    @property
+    def host_names(self) -> tuple[str, ...]:
+        """``hosts`` as names, lower case."""
+        return tuple(h.strip().lower() for h in self.hosts.replace(" ", ",").split(",") if h)
+
+    @property
+    def host_port(self) -> tuple[str, int]:
+        """``listen`` as (host, port); ``ConfigError`` for a value of another form."""
+        host, _, port = self.listen.rpartition(":")
+        if not host or not port.isdigit():
+            raise ConfigError(f"web.listen must be HOST:PORT, not {self.listen!r}")
+        return host.strip("[]"), int(port)
+
+    @property
+    def base(self) -> str:
+        """The site's address as absolute links name it, in its pages and in mail:
+        ``base_url``, else the listen address (``localhost`` for one that listens on every
+        address); never a request's Host. "" when there is no site (both empty)."""
+        if self.base_url.strip():
+            return self.base_url.strip().rstrip("/")
+        if not self.listen.strip():
+            return ""
+        host, _, port = self.listen.rpartition(":")
+        host = host.strip("[]")
+        if host in ("", "0.0.0.0", "::"):
+            host = "localhost"
+        netloc = f"[{host}]" if ":" in host else host
+        return f"http://{netloc}:{port}" if port.isdigit() else f"http://{netloc}"
 
 
 @dataclass(frozen=True)
@@ -275,7 +317,7 @@ def from_mapping(
         if not isinstance(given, dict):
             raise ConfigError(f"[{name}] must be a table")
         known = {f.name for f in fields(section)}
-        bad = set(given) - known
+        bad = set(given) - known - RETIRED.get(name, set())
         if bad:
             raise ConfigError(
                 f"unknown key(s) in [{name}]: {', '.join(sorted(bad))}; "
@@ -310,10 +352,17 @@ def from_mapping(
             "clock.reminder_hours must be hours above 0, like "
             f'"24, 1", not {clock.reminder_hours!r}'
         ) from None
-    if sections["server"].inbox_workers < 0:
-        raise ConfigError(
-            f"server.inbox_workers must be 0 or more, not {sections['server'].inbox_workers}"
-        )
+    if clock.challenge_days < 1:
+        raise ConfigError("clock.challenge_days must be 1 or more")
+    web = sections["web"]
+    for host in web.host_names:
+        # Starlette's TrustedHostMiddleware takes a name, or a wildcard "*.example.org".
+        if "*" in host[1:] or (host.startswith("*") and not host.startswith("*.")):
+            raise ConfigError(f'web.hosts: {host!r} is no name (a wildcard is "*.example.org")')
+    if web.header_timeout_seconds <= 0:
+        raise ConfigError("web.header_timeout_seconds must be above 0")
+    if web.connections_per_address < 0:
+        raise ConfigError("web.connections_per_address must be 0 (no limit) or more")
     return Config(**sections, path=path)
 
 
@@ -372,16 +421,26 @@ def new_secret() -> str:
 
 
 def default_file_text(
-    secret: str, address: str = "pbm@localhost", data_dir: str = ServerConfig.data_dir
+    secret: str,
+    address: str = MailConfig.address,
+    data_dir: str = ServerConfig.data_dir,
+    smtp_listen: str = SmtpConfig.listen,
+    web_listen: str = WebConfig.listen,
 ) -> str:
-    """The config file ``pbm init`` writes: every key, commented, with a fresh secret."""
+    """The config file ``pbm init`` writes: every key, commented, with a fresh secret and
+    the values chosen (each key's line in the template names its default)."""
     template = (Path(__file__).parent / "default_config.toml").read_text(encoding="utf-8")
-    chosen = {"secret": secret, "address": address, "data_dir": data_dir}
-    defaults = {"secret": "", "address": MailConfig.address, "data_dir": ServerConfig.data_dir}
-    for key, value in chosen.items():
-        template = template.replace(
-            f"\n{key} = {toml_string(defaults[key])}\n", f"\n{key} = {toml_string(value)}\n", 1
-        )
+    chosen = (
+        ("secret", MailConfig.secret, secret),
+        ("address", MailConfig.address, address),
+        ("data_dir", ServerConfig.data_dir, data_dir),
+        ("listen", SmtpConfig.listen, smtp_listen),
+        ("listen", WebConfig.listen, web_listen),
+    )
+    for key, default, value in chosen:
+        line = f"\n{key} = {toml_string(default)}\n"
+        assert line in template, f"no line {line!r} in default_config.toml"
+        template = template.replace(line, f"\n{key} = {toml_string(value)}\n", 1)
     return template
 
 

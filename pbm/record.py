@@ -7,8 +7,9 @@ or braces, and at the end a result: ``1-0``, ``0-1``, ``1/2-1/2``, or words
 such as "Black resigns", "Weiß gibt auf", "Il bianco concede". What is a
 move and how the seats are called in words is the game's to say
 (``Game.looks_like_move``, ``Game.seat_words``). A game with a record
-format of its own (``Game.record_formats``) reads its records with the
-first of them instead. Pure: no I/O.
+format of its own (``Game.record_formats``) reads the records that format
+recognizes (``RecordFormat.recognizes_text``: an SGF game tree; a format
+without it, every record of its game: PGN). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -19,22 +20,22 @@ from dataclasses import dataclass, field
 
 from pbm import games
 from pbm.games import (
-    AGREEMENT,
-    RESIGN,
     RESULTS,
-    SHELL_TERMINATIONS,
+    BadOption,
     Game,
     GameState,
     IllegalMove,
     Outcome,
     ReadRecord,
+    Result,
+    Termination,
 )
 
 _TAG = re.compile(r'^\s*\[\s*(\w+)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*$')
 _NUMBER = re.compile(r"^(\d+)\.(\.\.)?$")
 _NUMBER_PREFIX = re.compile(r"^(\d+)\.(\.\.)?(?=[^\s.])")
 # A record's result, as written -> as pbm writes it (``Outcome.result``).
-_RESULT_TOKEN = {**{r: r for r in RESULTS.values()}, "½-½": RESULTS[None]}
+_RESULT_TOKEN: dict[str, Result] = {**{r.value: r for r in Result}, "½-½": Result.DRAW}
 _GIVE_UP_WORDS = ("resign", "gibt auf", "concede", "abandon", "aufgegeben")
 
 
@@ -74,12 +75,16 @@ def _json_record(text: str, game: str | None) -> Record:
     return Record(tags, moves, result, game=rules.name, termination=tags.get("Termination") or None)
 
 
-def game_of(tags: dict[str, str], game: str | None = None) -> Game:
+def game_of(tags: dict[str, str], game: str | None = None, text: str = "") -> Game:
     """The game a record is of: ``game``, else its ``Game`` tag (name or title), else the
-    game whose own record format recognizes its tags, else the
-    first game this server runs. ``RecordError`` for a game there is none of."""
+    game whose own record format recognizes its text (an SGF's ``GM``) or its tags, else
+    the first game this server runs. ``RecordError`` for a game there is none of."""
     wanted = game or tags.get("Game")
     if wanted is None:
+        for name in games.names():
+            own = games.record_formats(games.get(name))
+            if any(games.knows_text(f) and games.recognizes_text(f, text) for f in own):
+                return games.get(name)
         for name in games.names():
             if any(f.recognizes(tags) for f in games.record_formats(games.get(name))):
                 return games.get(name)
@@ -99,6 +104,7 @@ class Record:
     result_words: str = ""
     game: str = ""  # the game's name
     termination: str | None = None  # how it ended, as ``Outcome.termination`` words it
+    result_stands: bool = False  # ``ReadRecord.result_stands``: a count the moves stop before
 
     @property
     def variant(self) -> str | None:
@@ -106,17 +112,31 @@ class Record:
 
     def options(self) -> dict[str, str]:
         """Game options from ``[Option "k=v"]`` tags and tags named after an option."""
-        declared = {o.name for o in games.get(self.game).options} if self.game else set()
-        opts: dict[str, str] = {}
-        for key, value in self.tags.items():
-            if key.lower() in declared:
-                opts[key.lower()] = value
-            elif key.lower() == "options" or key.lower() == "option":
-                for part in re.split(r"[\s,;]+", value):
-                    if "=" in part:
-                        k, _, v = part.partition("=")
-                        opts[k] = v
-        return opts
+        return _tag_options(games.get(self.game) if self.game else None, self.tags)
+
+
+def _tag_options(game: Game | None, tags: dict[str, str]) -> dict[str, str]:
+    declared = {o.name for o in game.options} if game is not None else set()
+    opts: dict[str, str] = {}
+    for key, value in tags.items():
+        if key.lower() in declared:
+            opts[key.lower()] = value
+        elif key.lower() == "options" or key.lower() == "option":
+            for part in re.split(r"[\s,;]+", value):
+                if "=" in part:
+                    k, _, v = part.partition("=")
+                    opts[k] = v
+    return opts
+
+
+def _start_ply(game: Game, tags: dict[str, str], options: dict[str, str] | None) -> int:
+    """The turns the game has had before a record's first move (Go's handicap stones are
+    Black's first turn: 1), by the record's tags and ``options``."""
+    try:
+        opts = {**_tag_options(game, tags), **(options or {})}
+        return game.new(tags.get("Variant"), opts).ply
+    except (BadOption, ValueError):
+        return 0  # the replay says what is wrong with them
 
 
 def _strip_comments(text: str) -> list[tuple[str, str]]:
@@ -166,10 +186,13 @@ def _result_from_words(words: str, game: Game) -> str | None:
     return None
 
 
-def parse_record(text: str, game: str | None = None) -> Record:
+def parse_record(
+    text: str, game: str | None = None, options: dict[str, str] | None = None
+) -> Record:
     """Read a record (of ``game``, else the game its tags name): the text record, the JSON
-    record ``pbm archive --format json`` writes, or a game's own format (PGN);
-    ``RecordError`` when it is none of them or the move numbers do not add up."""
+    record ``pbm archive --format json`` writes, or a game's own format that recognizes
+    it (PGN, SGF); ``RecordError`` when it is none of them or the move numbers do not add
+    up. ``options``: the game's options where the record does not say them."""
     if text.lstrip().startswith("{"):
         return _json_record(text, game)
     tags: dict[str, str] = {}
@@ -180,8 +203,8 @@ def parse_record(text: str, game: str | None = None) -> Record:
             tags[m.group(1)] = m.group(2).replace('\\"', '"')
         else:
             body_lines.append(ln)
-    rules = game_of(tags, game)
-    own = games.record_formats(rules)
+    rules = game_of(tags, game, text)
+    own = [f for f in games.record_formats(rules) if games.recognizes_text(f, text)]
     if own:
         try:
             return _own_record(own[0].read(text), rules)
@@ -191,7 +214,7 @@ def parse_record(text: str, game: str | None = None) -> Record:
     moves: list[RecordMove] = []
     result: str | None = _RESULT_TOKEN.get(tags.get("Result", ""))
     trailing: list[str] = []
-    ply = 0
+    start = ply = _start_ply(rules, tags, options)
     # How the record numbers its moves: in pairs (chess, the published Accasta games) or
     # every turn (pbm's Accasta records, as its board mails do); told by the first
     # number after the first move, or by a second seat's move without one (pairs).
@@ -215,12 +238,14 @@ def parse_record(text: str, game: str | None = None) -> Record:
             nm = _NUMBER.match(raw_number)
             if nm:
                 number, dots = int(nm.group(1)), bool(nm.group(2))
-                if per_turn is None and ply > 0:
+                if per_turn is None and ply > start:
                     per_turn = number == ply + 1 != ply // 2 + 1 and not dots
+                elif per_turn is None and start and number == ply + 1 != ply // 2 + 1:
+                    per_turn = True  # the first move after turns of no move (a handicap)
                 expected = ply + 1 if per_turn else ply // 2 + 1
                 numbered = True
                 if number != expected:
-                    side = "White" if ply % 2 == 0 else "Black"
+                    side = rules.seat_names[ply % 2]
                     raise RecordError(
                         f"move number {number}{'...' if dots else '.'} found where "
                         f"move {expected} {side} was due"
@@ -255,9 +280,18 @@ def parse_record(text: str, game: str | None = None) -> Record:
 def _own_record(read: ReadRecord, rules: Game) -> Record:
     """A record as the game's own format read it, for ``replay``."""
     moves = tuple(
-        RecordMove((m.ply + 1) // 2, (m.ply - 1) % 2, m.notation, m.comment) for m in read.moves
+        RecordMove(games.move_number(rules, m.ply), (m.ply - 1) % 2, m.notation, m.comment)
+        for m in read.moves
     )
-    return Record(dict(read.tags), moves, read.result, "", rules.name, read.termination)
+    return Record(
+        dict(read.tags),
+        moves,
+        read.result,
+        "",
+        rules.name,
+        read.termination,
+        read.result_stands,
+    )
 
 
 def _claimed(state: GameState, termination: str) -> Outcome | None:
@@ -308,7 +342,8 @@ def replay(
     out.state = state
     outcome: Outcome | None = state.outcome
     term = record.termination
-    if outcome is None and term is not None and term not in SHELL_TERMINATIONS:
+    stands = record.result_stands and record.result is not None
+    if outcome is None and term is not None and term not in tuple(Termination) and not stands:
         outcome = _claimed(state, term)
         if outcome is None:
             raise RecordError(
@@ -325,6 +360,6 @@ def replay(
     else:
         out.result = record.result
         if term is None and record.result is not None:
-            term = AGREEMENT if record.result == RESULTS[None] else RESIGN
+            term = Termination.AGREEMENT if record.result == Result.DRAW else Termination.RESIGN
         out.termination = term
     return out

@@ -12,6 +12,28 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
+
+
+class MailKind(StrEnum):
+    """Who a mail is for, and so what it is counted against (``pbm.usecases.limits``)."""
+
+    ANSWER = "answer"  # an answer to what its reader sent: his answer allowance
+    BOARD = "board"  # a board's mail to one of its players: never held back
+    FOLLOWER = "follower"  # a board's mail to a follower: his answer allowance
+    NOTICE = "notice"  # news of his own account or board, told once: never held back
+    CONFIRM = "confirm"  # asks an address to confirm a signup or an address change
+    RESET = "reset"  # a password reset: within its account's own limits
+    CHALLENGE = "challenge"  # a challenge someone sent him: at most one mail an hour
+    # A board's news to a player that can wait (his opponent moved, an early reminder):
+    # never held back, but left to his digest when he chose one (``usecases.digests``).
+    MOVED = "moved"
+    DIGEST = "digest"  # his digest: the boards that wait for him, at his times
+
+    @property
+    def counted(self) -> bool:
+        """Whether it counts against its reader's answer allowance."""
+        return self in (MailKind.ANSWER, MailKind.FOLLOWER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +49,8 @@ class Attachment:
 class Picture:
     """The board a mail shows as a picture in its HTML part: the game, its position
     (``GameState.dump``), the reader's seat, the last move's notation, the words a screen
-    reader says for it, and the ASCII diagram of the text part it stands for ("": none)."""
+    reader says for it, the ASCII diagram of the text part it stands for ("": none), and
+    its legend (``pbm.games.legend``: shown under it)."""
 
     game: str
     position: str
@@ -35,14 +58,19 @@ class Picture:
     last: str
     alt: str
     diagram: str = ""
+    legend: str = ""
 
     def to_json(self) -> str:
-        return json.dumps([self.game, self.position, self.seat, self.last, self.alt, self.diagram])
+        return json.dumps(
+            [self.game, self.position, self.seat, self.last, self.alt, self.diagram, self.legend]
+        )
 
     @classmethod
     def from_json(cls, stored: str) -> Picture:
-        game, position, seat, last, alt, diagram = json.loads(stored)
-        return cls(str(game), str(position), int(seat), str(last), str(alt), str(diagram))
+        # A row written before pictures had legends has six fields.
+        game, position, seat, last, alt, diagram, *legend = json.loads(stored)
+        words = str(legend[0]) if legend else ""
+        return cls(str(game), str(position), int(seat), str(last), str(alt), str(diagram), words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,16 +80,12 @@ class Reply:
     ``reply_as`` names the player (userid) whose reply-token address for
     ``board`` goes in ``Reply-To``; ``board`` is the board the mail is about,
     if any; ``in_reply_to`` the Message-ID of the mail that caused it, for
-    threading; ``is_error`` marks the answer to a refused command.
+    threading; ``is_error`` marks the answer to a refused command; ``kind``
+    says who it is for and what it counts against.
     ``reply_key`` names another context for ``reply_as``'s reply address than
     playing on the board: ``chat`` (answering a chat on it), ``follow`` (as
     its follower), ``account:NONCE`` (his account) or ``reset:NONCE`` (a
     password reset), see ``pbm.mail.addresses``.
-    ``counted``: an automatic mail to an address that does not play or follow
-    the game it is about (help, errors, answers, account mail): the site's
-    answer limit counts it. A board's mails to its players and followers are
-    not counted. ``waits``: one that someone else asked for (a challenge): past
-    the limit it is held (``not_before``), never dropped.
     """
 
     to: str
@@ -71,13 +95,18 @@ class Reply:
     reply_as: str | None = None
     in_reply_to: str | None = None
     is_error: bool = False
-    counted: bool = True
     reply_key: str | None = None
-    waits: bool = False  # past the answer limit: held until answers resume, not dropped
+    kind: MailKind = MailKind.ANSWER
     not_before: datetime | None = None  # sent no earlier than this (a held answer)
     attachments: tuple[Attachment, ...] = ()
     thread: str | None = None  # the subject of its board's thread (``usecases.threads``)
     picture: Picture | None = None  # the board in the HTML part (``usecases.pictures``)
+    pictures: tuple[Picture, ...] = ()  # more boards in it, after ``picture`` (a digest)
+
+    @property
+    def counted(self) -> bool:
+        """Whether it counts against its reader's answer allowance (``MailKind.counted``)."""
+        return self.kind.counted
 
 
 def attachments_json(attachments: tuple[Attachment, ...]) -> str | None:
@@ -92,3 +121,22 @@ def attachments_of(stored: str | None) -> tuple[Attachment, ...]:
     if not stored:
         return ()
     return tuple(Attachment(str(f), str(t), str(x)) for f, t, x in json.loads(stored))
+
+
+def pictures_json(reply: Reply) -> str | None:
+    """How the outbox keeps the pictures of a reply: one as ``Picture.to_json``, more as a
+    list of them (None: none)."""
+    shown = ((reply.picture,) if reply.picture is not None else ()) + reply.pictures
+    if len(shown) <= 1:
+        return shown[0].to_json() if shown else None
+    return json.dumps([json.loads(p.to_json()) for p in shown])
+
+
+def pictures_of(stored: str | None) -> tuple[Picture, ...]:
+    """The pictures the outbox kept (``pictures_json``)."""
+    if not stored:
+        return ()
+    data = json.loads(stored)
+    if data and isinstance(data[0], list):
+        return tuple(Picture.from_json(json.dumps(one)) for one in data)
+    return (Picture.from_json(stored),)

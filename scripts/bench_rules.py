@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark Accasta legal-turn enumeration on midgame positions.
+"""Benchmark Accasta legal-turn enumeration on midgame positions, and perft.
 
 The positions come from seeded random playouts (a fixed seed, so every run
 measures the same positions): for each one a game is played from the start
@@ -13,6 +13,18 @@ of turns per position.
     .venv/bin/python scripts/bench_rules.py
     .venv/bin/python scripts/bench_rules.py --seconds 10 --variant pari
     .venv/bin/python scripts/bench_rules.py --profile   # cProfile, top functions
+
+With ``--perft`` it measures instead what ``pbm rules perft --depth N`` does
+on a midgame position of every game (a seeded random game, ``--perft-ply``
+turns in): the game's own perft (``GameState.perft``, its move generator)
+against the naive count through the text protocol (``pbm.games.count_turns``:
+every move written by ``legal_moves`` and read again by ``play``), each
+repeated until the time budget is spent, from cold caches each time. One
+line per game: the count, the turns per second of each (turns counted /
+seconds), and the ratio.
+
+    .venv/bin/python scripts/bench_rules.py --perft
+    .venv/bin/python scripts/bench_rules.py --perft --perft-depth 3 --seconds 10
 """
 
 from __future__ import annotations
@@ -23,8 +35,11 @@ import pstats
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from pbm import games
+from pbm.games import GameState, count_turns, perft
+from pbm.games.accasta import position as accasta_position
 from pbm.games.accasta.position import VARIANTS, Position, generate_turns
 
 TARGET = 1_000_000  # turns per second, as the issue sets it
@@ -67,6 +82,60 @@ def measure(positions: Sequence[Position], seconds: float) -> tuple[int, float, 
     return total_turns, elapsed, rounds
 
 
+# A board of a size that perft at depth 2 or 3 counts in well under a second.
+PERFT_OPTIONS = {"go": {"size": "9"}, "hex": {"size": "9"}}
+
+
+def midgame(game: str, ply: int, seed: int) -> GameState:
+    """The position ``ply`` turns into a seeded random game of ``game`` that has not ended
+    (a new seed for each game that ends before)."""
+    rng = random.Random(f"{seed}:{game}")
+    while True:
+        state = games.get(game).new(None, PERFT_OPTIONS.get(game, {}))
+        while state.ply < ply and state.outcome is None:
+            legal = [m for m in state.legal_moves() if m != "pass"]  # Go: no early end
+            state = state.play(rng.choice(legal))[0]
+        if state.outcome is None:
+            return state
+
+
+def cold() -> None:
+    """Forget what Accasta's position keeps of positions seen (its legal turns and ends),
+    so that every count starts as ``pbm rules perft`` does, in a fresh process."""
+    accasta_position._TURNS_CACHE.clear()
+    accasta_position._OUTCOME_CACHE.clear()
+
+
+def timed(
+    count: Callable[[GameState, int], int], state: GameState, depth: int, seconds: float
+) -> tuple[int, float]:
+    """(the count, seconds a count took): ``count`` run again and again for ``seconds``."""
+    runs, elapsed, found = 0, 0.0, 0
+    while runs == 0 or elapsed < seconds:
+        cold()
+        start = time.perf_counter()
+        found = count(state, depth)
+        elapsed += time.perf_counter() - start
+        runs += 1
+    return found, elapsed / runs
+
+
+def bench_perft(depth: int, ply: int, seed: int, seconds: float) -> None:
+    for name in games.names():
+        state = midgame(name, ply, seed)
+        if getattr(state, "perft", None) is None:
+            print(f"{name:8} has no perft of its own")
+            continue
+        engine, fast = timed(perft, state, depth, seconds / 2)
+        naive, slow = timed(count_turns, state, depth, seconds / 2)
+        assert engine == naive, (name, engine, naive)
+        print(
+            f"{name:8} perft {depth} at ply {state.ply}: {engine:>9,} turns; engine "
+            f"{engine / fast:12,.0f} turns/s, text protocol {naive / slow:12,.0f} turns/s: "
+            f"{slow / fast:5.1f} times as fast"
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", choices=(*VARIANTS, "both"), default="both")
@@ -80,7 +149,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--profile", action="store_true", help="run under cProfile and print the top functions"
     )
+    parser.add_argument(
+        "--perft", action="store_true", help="perft of every game: its engine against the text"
+    )
+    parser.add_argument("--perft-depth", type=int, default=2, help="perft's depth (default 2)")
+    parser.add_argument(
+        "--perft-ply", type=int, default=20, help="the midgame position's ply (default 20)"
+    )
     args = parser.parse_args(argv)
+    if args.perft:
+        bench_perft(args.perft_depth, args.perft_ply, args.seed, args.seconds)
+        return 0
     if args.min_ply > args.max_ply or args.positions < 1 or args.seconds <= 0:
         parser.error("need --min-ply <= --max-ply, --positions >= 1 and --seconds > 0")
 

@@ -39,7 +39,7 @@ from sqlmodel import SQLModel
 
 import pbm.games
 from pbm.config import ClockConfig, Config, DatabaseConfig, MailConfig, WebConfig
-from pbm.runners.timers import tick
+from pbm.runners.timer_runner import tick
 from pbm.store.engine import Database, init_db
 from pbm.usecases.auth import hash_password
 from pbm.usecases.clocks import next_timer

@@ -67,12 +67,15 @@ def fresh_postgres() -> str:
     return POSTGRES
 
 
-def start_web(root: Path, url: str, workers: int = 1) -> tuple[subprocess.Popen[bytes], int]:
+def start_web(
+    root: Path, url: str, workers: int = 1, extra: str = ""
+) -> tuple[subprocess.Popen[bytes], int]:
+    """``pbm web`` on a free port; ``extra``: more lines of its [web] section."""
     port = free_port()
     (root / "pbm.toml").write_text(
         f'[database]\nurl = "{url}"\n[mail]\naddress = "pbm@bench.test"\nsecret = "s"\n'
         f'[server]\nlog_level = "WARNING"\n[web]\nlisten = "127.0.0.1:{port}"\n'
-        f"workers = {workers}\n"
+        f"workers = {workers}\n{extra}"
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "pbm", "--config", str(root / "pbm.toml"), "web"], cwd=root

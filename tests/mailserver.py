@@ -241,6 +241,10 @@ class PbmServer:
                 # (0) unless a test sets them in extra_env.
                 "PBM_SMTP_CONNECTIONS_PER_MINUTE": "0",
                 "PBM_SMTP_MESSAGES_PER_MINUTE": "0",
+                # A game's story challenges one player more than once an hour: the
+                # hourly bound on challenge mails (tests/test_open_internet.py) is lifted
+                # unless a test sets it in extra_env.
+                "PBM_LIMITS_CHALLENGE_MAILS_PER_HOUR": "100",
             }
         )
         env.update(self.extra_env)

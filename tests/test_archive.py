@@ -17,8 +17,9 @@ from conftest import T0, Clock
 
 import pbm.games
 from pbm import archive
-from pbm.games import AGREEMENT, Outcome
+from pbm.games import Outcome, Termination
 from pbm.record import parse_record, replay
+from pbm.refusals import UnknownBoard
 from pbm.store.engine import Database
 from pbm.store.tables import Game
 from pbm.usecases import queries, records, unit
@@ -27,7 +28,6 @@ from pbm.usecases.challenges import Challenge
 from pbm.usecases.endings import finish
 from pbm.usecases.moves import Move, Resign
 from pbm.usecases.proposals import Cancel
-from pbm.usecases.refusals import UnknownBoard
 from pbm.usecases.site import Site
 
 ACCASTA = pbm.games.get("accasta")
@@ -306,7 +306,7 @@ def test_a_drawn_game_record_replays_as_a_draw(site: Site, clock: Clock) -> None
     board = new_board(site)
     moves = random_moves(8, 2)
     play(site, board, moves)
-    drawn = finish(queries.board(site, board), Outcome(None, AGREEMENT), clock.now)
+    drawn = finish(queries.board(site, board), Outcome(None, Termination.AGREEMENT), clock.now)
     text = records.record_text(drawn)
     assert '[Result "1/2-1/2"]\n[Termination "agreement"]\n' in text
     assert '[TimeControl "classic 7/21"]' in text

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import email
 import io
+import re
 from dataclasses import replace
 from email.message import EmailMessage
 from email.policy import default
@@ -14,7 +15,7 @@ from html import unescape
 
 from conftest import accepted
 from PIL import Image
-from test_worker import mails_to
+from test_inbox_runner import mails_to
 
 from pbm.config import Config
 from pbm.mail.message import build_message
@@ -59,7 +60,9 @@ def test_a_board_mail_is_text_then_html_with_one_inline_picture(
     cid = str(image["Content-ID"]).strip("<>")
     assert f'src="cid:{cid}"' in html and html.count("<img") == 1
     assert "<script" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert "http://" not in html and "https://" not in html  # nothing remote
+    # Nothing remote is fetched: the one link is the board's page on the web site.
+    assert not re.search(r'(src|href)="https?://(?!127\.0\.0\.1:8080/boards/\d+")', html)
+    assert "url(" not in html and "<link" not in html
     # The same words as the text part: the move list, whose turn, how to reply.
     text = plain.get_content()
     assert "Moves:" in html and "bob (Black) to move" in html and "How to reply:" in text
@@ -68,7 +71,7 @@ def test_a_board_mail_is_text_then_html_with_one_inline_picture(
     assert "White: S Shield" in text and "White: S Shield" not in html
     png = image.get_payload(decode=True)
     assert len(png) <= 30_000
-    assert Image.open(io.BytesIO(png)).size[0] == 480
+    assert Image.open(io.BytesIO(png)).size[0] == 960  # twice the 480 px it is shown at
     assert len(build_message(mails_to(db, BOB)[-1], config)) < 80_000
 
 
@@ -123,8 +126,40 @@ def test_one_picture_a_seat_is_drawn_and_reused(db: Database, config: Config, si
 
     board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
     move_once(site, board, "alice")
-    pictures.drawn.cache_clear()
+    pictures.png.cache_clear()
     for row in mails_to(db, ALICE)[-1:] + mails_to(db, BOB)[-1:] + mails_to(db, ALICE)[-1:]:
         build_message(row, config)
-    info = pictures.drawn.cache_info()
+    info = pictures.png.cache_info()
     assert (info.misses, info.hits) == (2, 1)  # White's side and Black's, each drawn once
+
+
+def test_the_picture_has_its_legend_and_both_boards_are_from_the_reader_s_side(
+    db: Database, config: Config, site: Site
+) -> None:
+    """Issue 36: the HTML part said nothing of what the picture shows (the diagram's legend
+    speaks of letters), and bob's picture was Black's side while his diagram was White's."""
+    board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
+    move_once(site, board, "alice")
+    for to, seat, side in ((BOB, 1, "Black's side"), (ALICE, 0, "White's side")):
+        row = [m for m in mails_to(db, to) if m.board is not None][-1]
+        assert row.picture is not None
+        picture = Picture.from_json(row.picture)
+        assert picture.seat == seat and picture.diagram in row.body
+        rows = [line for line in picture.diagram.splitlines() if " -- " in line]
+        names = [line.split("--")[-1].strip() if seat else line.strip()[0] for line in rows]
+        assert names == (list("abcdefg") if seat else list("gfedcba"))  # the reader's below
+        msg = last_message(db, config, to)
+        html = unescape(msg.get_payload()[1].get_payload()[0].get_content())  # type: ignore[index]
+        legend = html.split('class="legend"', 1)[1].split("</p>", 1)[0]
+        assert "\u25a0 Shield, \u25b2 Horse, \u25cf Chariot" in legend
+        assert "bottom to top" in legend and "castle" in legend and side in legend
+        assert html.index("<img") < html.index('class="legend"')
+
+
+def test_a_picture_stored_before_legends_is_read_without_one() -> None:
+    old = '["accasta", "{}", 1, "a1:C+b2,HS-c1", "board", "DIAGRAM"]'
+    assert Picture.from_json(old) == Picture(
+        "accasta", "{}", 1, "a1:C+b2,HS-c1", "board", "DIAGRAM"
+    )
+    new = Picture("chess", "{}", 0, "e4", "board", "", "Seen from White's side.")
+    assert Picture.from_json(new.to_json()) == new

@@ -2,7 +2,7 @@
 saved as the difference from what it read, each guarded by a compare-and-set.
 
 The boards and accounts here are made with the changes themselves (``before`` None) and
-read back with ``pbm.usecases.world``, as the unit of work does.
+read back with the store's loaders (``pbm.store``), as the unit of work does.
 """
 
 from __future__ import annotations
@@ -18,24 +18,15 @@ from conftest import T0
 
 import pbm.games
 from pbm.config import Config
+from pbm.model import Account, Away, Board, Follower, Pause, PlayedMove, Queued, Standing
+from pbm.refusals import UnknownBoard
+from pbm.store.accounts import load_accounts
+from pbm.store.boards import load_boards
 from pbm.store.engine import Database
-from pbm.usecases.changes import AccountChange, BoardChange, PauseChange, Stale, VacationChange
-from pbm.usecases.refusals import UnknownBoard
-from pbm.usecases.world import (
-    Account,
-    Away,
-    Board,
-    Follower,
-    Pause,
-    PlayedMove,
-    Queued,
-    Standing,
-    World,
-    load_accounts,
-    load_boards,
-    load_pauses,
-    load_vacations,
-)
+from pbm.store.statements import Stale
+from pbm.store.stops import load_pauses, load_vacations
+from pbm.usecases.changes import AccountChange, BoardChange, PauseChange, VacationChange
+from pbm.usecases.world import World
 
 ACCASTA = pbm.games.get("accasta")
 START = ACCASTA.new()
@@ -159,7 +150,7 @@ def test_a_new_board_is_inserted_with_what_goes_with_it(players: Database) -> No
         last_move_at=T0 + timedelta(hours=1),
         moves=(played(1, "alice", FIRST_CANONICAL, START.dump(), comment="hi"),),
         followers=(Follower("carol", None, T0), Follower(None, "kibitz@example.net", T0)),
-        queue=(Queued("bob", SECOND, None, T0), Queued("bob", "g1:C-e1", FIRST, T0)),
+        queue=(Queued("bob", f'[["*","{SECOND}"],["{FIRST}","g1:C-e1"]]', T0),),
         standings={"alice": Standing("alice", 1520.0, 3)},
     )
     change = BoardChange(None, b)
@@ -174,9 +165,8 @@ def test_a_new_board_is_inserted_with_what_goes_with_it(players: Database) -> No
         (None, "kibitz@example.net"),
     }
     assert all(f.id is not None for f in got.followers)
-    assert [(q.userid, q.move_text, q.if_move) for q in got.queue] == [
-        ("bob", SECOND, None),
-        ("bob", "g1:C-e1", FIRST),  # alternatives keep their order
+    assert [(q.userid, q.lines) for q in got.queue] == [
+        ("bob", f'[["*","{SECOND}"],["{FIRST}","g1:C-e1"]]'),  # the tree's lines in order
     ]
     assert got.standings == {"alice": Standing("alice", 1520.0, 3)}
     assert set(got.people) >= {"alice", "bob", "carol"}
@@ -248,19 +238,25 @@ def test_followers_come_and_go(board: Board, players: Database) -> None:
     assert got.version == 3
 
 
-def test_the_queue_is_written_and_cleared(board: Board, players: Database) -> None:
+def test_the_trees_are_written_and_cleared(board: Board, players: Database) -> None:
     queued = (
-        Queued("bob", SECOND, FIRST, T0),
-        Queued("bob", "g1:C-e1", None, T0),
-        Queued("alice", "b2:C-c2", None, T0),
+        Queued("bob", f'[["{FIRST}","{SECOND}"],["*","g1:C-e1"]]', T0),
+        Queued("alice", '[["*","b2:C-c2"]]', T0),
     )
     save(players, BoardChange(board, replace(board, queue=queued)))
     got = load(players)
-    assert [(q.userid, q.move_text, q.if_move) for q in got.queue] == [
-        (q.userid, q.move_text, q.if_move) for q in queued
-    ]
+    assert [(q.userid, q.lines) for q in got.queue] == [(q.userid, q.lines) for q in queued]
     assert got.version == 1
-    # Bob's alternatives are used up; alice's stays as it was.
+    # What follows bob's answer is his tree now; alice's stays as it was.
+    bob = next(q for q in got.queue if q.userid == "bob")
+    rest = (replace(bob, lines='[["a1:C-d1","g1:C-d1"]]'),)
+    save(players, BoardChange(got, replace(got, queue=(*rest, *got.queue[1:]))))
+    got = load(players)
+    assert sorted((q.userid, q.lines) for q in got.queue) == [
+        ("alice", '[["*","b2:C-c2"]]'),
+        ("bob", '[["a1:C-d1","g1:C-d1"]]'),
+    ]
+    # Bob's tree is used up; alice's stays as it was.
     kept = tuple(q for q in got.queue if q.userid == "alice")
     save(players, BoardChange(got, replace(got, queue=kept)))
     got = load(players)

@@ -182,7 +182,7 @@ def test_chess_games_by_mail_to_the_pgn_archive(
 
     out = tmp_path / "archive"
     listed, said = pbm_cli(server, "archive", "--format", "pgn", "--out", str(out))
-    lacking = f"Accasta has no pgn record format: board(s) {board_number(accasta)} not archived"
+    lacking = f"not archived as pgn: Accasta has no pgn records (board {board_number(accasta)})"
     assert lacking in said.splitlines()
     finished = {
         mate: ("1-0", "checkmate"),
@@ -244,7 +244,8 @@ def test_correspondence_extras_for_chess(server: PbmServer, sink: Sink) -> None:
     table.answered()
     assert "Move 1, bob (Black): e5 (queued)" in body_of(table.last[ALICE])
     note = flat(body_of(table.last[BOB]))
-    assert "d7d5 if d4: dropped, alice played e4." in note
+    assert "Your conditional tree answered alice's e4 with e5: played at once" in note
+    assert "The rest of your tree:" not in note  # the d4 line went with the other reply
 
     table.play_by_reply(("Nf3",))
     table.reply(ALICE, "undo")

@@ -9,7 +9,7 @@ import chess
 import chess.pgn
 import pytest
 
-from pbm.games import FORFEIT, GameRecord, RecordedMove, record_format, record_formats
+from pbm.games import GameRecord, RecordedMove, Termination, record_format, record_formats
 from pbm.games.accasta import ACCASTA
 from pbm.games.chess import CHESS
 from pbm.games.chess.pgn import PGN, read_pgn, write_pgn
@@ -110,7 +110,7 @@ def test_comments_follow_their_moves_with_braces_neutralised() -> None:
 
 
 def test_forfeit_resignation_agreement_and_a_game_in_progress() -> None:
-    forfeit = write_pgn(record(SCHOLARS_MATE[:3], result="0-1", termination=FORFEIT))
+    forfeit = write_pgn(record(SCHOLARS_MATE[:3], result="0-1", termination=Termination.FORFEIT))
     assert '[Termination "time forfeit"]' in forfeit
     assert '[TerminationDetails "forfeit"]' in forfeit
     resigned = write_pgn(record(SCHOLARS_MATE[:4], result="1-0", termination="resign"))
@@ -122,14 +122,14 @@ def test_forfeit_resignation_agreement_and_a_game_in_progress() -> None:
     assert "TerminationDetails" not in going and "EndDate" not in going
     assert going.endswith("1. e4 e5 *\n")
     assert read_pgn(going).result is None and read_pgn(going).termination is None
-    assert read_pgn(forfeit).termination == FORFEIT
+    assert read_pgn(forfeit).termination == Termination.FORFEIT
     assert read_pgn(agreed).termination == "agreement"
 
 
 @pytest.mark.parametrize(
     ("tags", "ending"),
     [
-        ('[Termination "time forfeit"]', FORFEIT),
+        ('[Termination "time forfeit"]', Termination.FORFEIT),
         ('[Termination "normal"]', None),
         ('[Termination "abandoned"]', None),
         ('[Termination "resign"]', "resign"),  # pbm's text record words it so

@@ -18,6 +18,7 @@ import pytest
 
 from pbm import archive
 from pbm.record import parse_record, replay
+from pbm.refusals import BoardChanged, IllegalMoveRefused
 from pbm.replies import Reply
 from pbm.usecases import queries, records, unit
 from pbm.usecases.auth import ADMIN, Who
@@ -25,7 +26,6 @@ from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Claim, Move, Resign
 from pbm.usecases.proposals import Accept, OfferDraw
 from pbm.usecases.reading import Show
-from pbm.usecases.refusals import BoardChanged, IllegalMoveRefused
 from pbm.usecases.site import Site
 
 PLAYERS = ("alice", "bob")
@@ -225,7 +225,7 @@ def test_pgn_for_a_game_without_it_says_so(site: Site, tmp_path: Path) -> None:
         archive.archive_board(site, board, out, "pgn")
     assert archive.pending_boards(site) == [board] and list(out.iterdir()) == []
     assert archive.archive_board(site, board, out, "text").path.suffix == ".txt"
-    assert records.formats() == ("text", "json", "pgn")
+    assert records.formats() == ("text", "json", "pgn", "sgf")
 
 
 def test_each_player_reads_the_board_from_his_side(site: Site) -> None:

@@ -113,7 +113,8 @@ def test_the_config_search_path(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     assert stat.S_IMODE(here.stat().st_mode) == 0o600
     assert tomllib.loads(here.read_text(encoding="utf-8"))["mail"]["address"] == "pbm@pbm.test"
-    res = pbm("status", "--json", cwd=tmp_path)  # nothing named: ./pbm.toml
+    # Nothing named: ./pbm.toml (no web site running to ask: web.listen empty).
+    res = pbm("status", "--json", cwd=tmp_path, env={"PBM_WEB_LISTEN": ""})
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["database"] == f"sqlite:///{tmp_path / 'data' / 'pbm.sqlite3'}"
     # $PBM_CONFIG wins over ./pbm.toml, and --config over both.
@@ -179,8 +180,10 @@ def test_debug_shows_the_traceback(tmp_path: Path) -> None:
 
 def test_a_bad_config_value_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "pbm.toml").write_text("[server]\ninbox_workers = -1\n", encoding="utf-8")
-    one_line_error(in_process("status", cwd=tmp_path), "server.inbox_workers must be 0 or more")
+    (tmp_path / "pbm.toml").write_text("[server]\nmail_attempts = -1.5\n", encoding="utf-8")
+    one_line_error(
+        in_process("status", cwd=tmp_path), "server.mail_attempts must be a whole number"
+    )
     (tmp_path / "pbm.toml").write_text("[server\n", encoding="utf-8")
     one_line_error(in_process("game", "list", cwd=tmp_path), str(tmp_path / "pbm.toml"))
     env = {"PBM_DATABASE_URL": "not a url"}
@@ -196,7 +199,7 @@ NO_PSYCOPG = (
 
 
 def test_a_sqlite_site_needs_no_psycopg(tmp_path: Path) -> None:
-    named = {"PBM_CONFIG": str(tmp_path / "pbm.toml")}
+    named = {"PBM_CONFIG": str(tmp_path / "pbm.toml"), "PBM_WEB_LISTEN": ""}  # no site to ask
     for args in (("init",), ("status",), ("game", "list")):
         res = pbm(*args, cwd=tmp_path, env=named, python=NO_PSYCOPG)
         assert res.returncode == 0, res.stderr
@@ -235,3 +238,68 @@ def test_init_makes_the_database_and_its_wal_files_private_even_with_a_lax_umask
     warned = pbm("init", cwd=tmp_path, env=env).stderr
     assert f"{tmp_path / 'pbm.toml'} is readable by others (mode 666)" in warned
     assert f"{db} is readable by others (mode 666)" in warned
+
+
+def test_the_first_hour_at_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 36, point 13, as a newcomer met it: outside the project folder ``pbm status``
+    said only "no pbm database at sqlite:////tmp/data/pbm.sqlite3"; an unknown player was
+    answered with the mail command "signup UID PW"; ``pbm archive --format pgn`` of
+    Accasta games archived 0 games and exited 0."""
+    monkeypatch.chdir(tmp_path)
+    elsewhere = {"PBM_WEB_LISTEN": ""}
+    for args in (("status",), ("game", "list"), ("serve",)):
+        line = one_line_error(in_process(*args, cwd=tmp_path, env=elsewhere), "pbm.toml")
+        assert line.startswith(
+            f"Error: no pbm.toml found (looked for {tmp_path / 'pbm.toml'} and "
+            "/etc/pbm/pbm.toml; --config FILE or $PBM_CONFIG names one), and "
+        ), line
+        assert line.endswith(
+            "run pbm in the folder of its pbm.toml, or `pbm init` to make one here"
+        )
+    assert files_under(tmp_path) == []  # nothing made by looking
+    assert in_process("init", cwd=tmp_path).returncode == 0
+    # The admin adds players; the mail's "signup UID PW" is not his.
+    for uid in ("alice", "bob"):
+        added = in_process("player", "add", uid, f"{uid}@x.org", "--password", "pw", cwd=tmp_path)
+        assert added.returncode == 0, added.stderr
+    for args in (("player", "show", "nobody"), ("game", "create", "accasta", "alice", "nobody")):
+        line = one_line_error(in_process(*args, cwd=tmp_path), "nobody")
+        assert line.endswith(
+            "There is no player 'nobody'; add one with: pbm player add nobody EMAIL"
+        )
+    # A format that fits none of the games to archive: a line that says so, exit status 1.
+    in_process("game", "create", "accasta", "alice", "bob", cwd=tmp_path)
+    in_process("game", "move", "1", "alice", "resign", cwd=tmp_path)
+    res = in_process("archive", "--format", "pgn", cwd=tmp_path)
+    assert res.returncode == 1 and res.stderr.splitlines()[-1].startswith(
+        "Error: no game archived as pgn: Accasta has no pgn records (board 1); formats: text "
+        "and json for every game; pgn for Chess"
+    )
+    res = in_process("archive", "--format", "text", cwd=tmp_path)
+    assert res.returncode == 0 and "1 game(s) archived" in res.stderr
+    res = in_process("archive", "--format", "text", cwd=tmp_path)
+    assert res.returncode == 0 and res.stderr.splitlines()[-1] == (
+        f"0 games archived: every game that ended has its text record in "
+        f"{tmp_path / 'data' / 'archive'} already"
+    )
+
+
+def test_every_command_s_short_help_fits_an_80_column_terminal() -> None:
+    """Issue 36, point 13: ``pbm --help`` and each group's cut descriptions off with "..."."""
+    import click
+
+    def groups(group: click.Group, path: tuple[str, ...]) -> list[tuple[str, ...]]:
+        found = [path]
+        for name, command in group.commands.items():
+            if isinstance(command, click.Group):
+                found += groups(command, (*path, name))
+        return found
+
+    for path in groups(main, ()):
+        result = CliRunner().invoke(main, [*path, "--help"], terminal_width=80)
+        assert result.exit_code == 0, result.output
+        listed = result.output.split("Commands:\n", 1)[1]
+        assert "..." not in listed, (path, listed)
+        assert all(len(line) <= 80 for line in listed.splitlines()), listed

@@ -73,6 +73,8 @@ def test_list_commands_print_json(cli: Cli) -> None:
             "rating": 1516,
             "games": 1,
             "provisional": True,
+            "glicko": None,  # Glicko-2 once the day is over
+            "deviation": None,
         },
         {
             "game": "accasta",
@@ -82,6 +84,8 @@ def test_list_commands_print_json(cli: Cli) -> None:
             "rating": 1484,
             "games": 1,
             "provisional": True,
+            "glicko": None,
+            "deviation": None,
         },
     ]
     assert as_json(cli, "ratings", "--variant", "pari") == []
@@ -96,8 +100,20 @@ def test_ratings_label_every_column(cli: Cli) -> None:
     board = create(cli, "alice", "bob")
     cli("game", "move", str(board), "bob", "resign")
     rows = table_rows(cli("ratings").stdout)
-    assert rows[0] == ["game", "variant", "rank", "player", "rating", "games", "provisional"]
-    assert [r[3:] for r in rows[1:]] == [["alice", "1516", "1", "yes"], ["bob", "1484", "1", "yes"]]
+    assert rows[0] == [
+        "game",
+        "variant",
+        "rank",
+        "player",
+        "rating",
+        "games",
+        "provisional",
+        "glicko-2",
+    ]
+    assert [r[3:] for r in rows[1:]] == [
+        ["alice", "1516", "1", "yes", "-"],
+        ["bob", "1484", "1", "yes", "-"],
+    ]
 
 
 def test_game_show_is_the_board_without_the_mail_footer(cli: Cli) -> None:

@@ -18,7 +18,8 @@ from sqlmodel import col, select
 
 from pbm.cli import main
 from pbm.config import Config
-from pbm.runners.timers import tick as run_tick
+from pbm.refusals import BadRequest, NoVacationLeft, Refused, WrongPassword
+from pbm.runners.timer_runner import tick as run_tick
 from pbm.store.engine import Database
 from pbm.store.tables import ClockPause, Game, OutboxMessage, Player, Vacation
 from pbm.usecases import clocks, queries, unit
@@ -26,10 +27,10 @@ from pbm.usecases.auth import ADMIN, ByReply, Password, Who
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move
 from pbm.usecases.reading import Show
-from pbm.usecases.refusals import BadRequest, NoVacationLeft, Refused, WrongPassword
 from pbm.usecases.site import Site
 from pbm.usecases.timers import PauseClocks, ResumeClocks, RunClock, boards_due
 from pbm.usecases.vacations import Vacation as GoAway
+from pbm.usecases.vacations import VacationStatus
 from pbm.usecases.world import World
 
 PW = Password("pw")
@@ -313,8 +314,9 @@ def test_coming_back_early_restarts_the_clock_and_returns_days(
     vacation(site, "alice", 10)
     clock.now = at(4.5)
     [note] = vacation(site, "alice", None)
-    # 3.5 days away count as 4 (every day begun): 26 of 30 are left.
-    assert "Vacation days left in 2025: 26 of 30" in flat(note.body)
+    # 3.5 days away cost 3.5 days (84 hours): 26 days 12 hours of 30 are left.
+    assert "It took 3 days 12 hours of your vacation days" in flat(note.body)
+    assert "Vacation days left in 2025: 26 days 12 hours of 30" in flat(note.body)
     # Running time: 1 day, then from day 4.5: 7 days at day 10.5.
     assert tick(db, config, clock, 10.4) == 0
     assert tick(db, config, clock, 10.5) == 1
@@ -342,6 +344,35 @@ def test_the_yearly_allowance_is_enforced_with_a_clear_refusal(
     # A new calendar year, a new allowance.
     clock.now = datetime(2026, 1, 1, 0, 0, tzinfo=UTC)
     assert "left in 2026: 0 of 30" in vacation(site, "alice", 30)[0].body
+
+
+def test_a_vacation_called_off_costs_the_hours_it_lasted_not_a_day(
+    db: Database, clock: Clock, site: Site
+) -> None:
+    """Issue 36, point 12: ``vacation alice PW 3``, then ``off`` a minute later, left "29 of
+    30" days: a few minutes cost a whole day. Now a vacation costs the time it lasted,
+    each hour begun counting whole; and the status says where the days went in words."""
+    vacation(site, "alice", 3)
+    clock.now = at(0) + timedelta(minutes=1)
+    [back] = vacation(site, "alice", None)
+    assert "It took 1 hour of your vacation days (each hour begun counts)" in flat(back.body)
+    assert "Vacation days left in 2025: 29 days 23 hours of 30." in flat(back.body)
+    # 29 whole days are still there to take; 30 are not.
+    why = refused(db, NoVacationLeft, lambda: vacation(site, "alice", 30))
+    assert why == (
+        "You asked for 30 days of vacation, but only 29 days 23 hours of your 30 vacation "
+        "days for 2025 are left. Ask for at most 29."
+    )
+    clock.now = at(1)
+    [away] = vacation(site, "alice", 2)
+    assert "Vacation days left in 2025: 27 days 23 hours of 30" in flat(away.body)
+    [status] = unit.run(site, VacationStatus(), Who("alice", PW))
+    assert flat(status.body).startswith(
+        "alice: 27 days 23 hours of your 30 vacation days for 2025 are left. Taken so far: "
+        "2 days 1 hour on vacation. Your clocks stand still until 2025-03-04 12:00 UTC. "
+        "A vacation costs the hours it lasts, each hour begun counting whole."
+    )
+    assert "Of the others" not in status.body and " 0 " not in flat(status.body)
 
 
 def test_a_new_vacation_while_away_replaces_the_current_one(
@@ -430,6 +461,24 @@ def test_pbm_tick_with_now(db: Database, cli: Any, board: int) -> None:
     assert len(nags(db)) == 1
     bad = cli("tick", "--now", "next tuesday", ok=False)
     assert bad.exit_code == 2 and "ISO 8601" in bad.output
+
+
+@pytest.mark.parametrize(
+    "when", ["9999-12-20", "0001-01-01", "9999-12-31T23:59", "0001-01-01T00:00+01:00", "1999-12-31"]
+)
+def test_a_far_date_in_tick_logs_a_traceback_no_more(
+    db: Database, cli: Any, board: int, when: str
+) -> None:
+    """Issue 35, case 14: ``pbm tick --now 0001-01-01`` ended in an OverflowError, and
+    ``--now 9999-12-20`` took 76 s of CPU. A time outside the years pbm takes is refused
+    as click refuses a bad parameter (exit status 2), in one line on stderr."""
+    bad = cli("tick", "--now", when, ok=False)
+    assert bad.exit_code == 2
+    assert bad.stderr == (f"Error: --now {when!r}: pbm takes dates from 2000-01-01 to 2200-12-31\n")
+    assert nags(db) == []
+    # The edges are taken: the timers act once, whatever years lie between.
+    assert cli("tick", "--now", "2200-12-31T23:59").output.startswith("1 board(s) acted on")
+    assert cli("tick", "--now", "2000-01-01").output.startswith("0 board(s) acted on")
 
 
 def test_pbm_clock_pause_resume(db: Database, config: Config, cli: Any, board: int) -> None:

@@ -19,15 +19,27 @@ from hypothesis import strategies as st
 from pbm import commands, games
 from pbm.commands import ALL, CommandError, Context, Parsed, help_text, parse, parse_reply
 from pbm.commands.grammar import Args, bare
-from pbm.usecases import accounts, challenges, moves, proposals, queue, reading, talk, vacations
+from pbm.usecases import (
+    accounts,
+    challenges,
+    digests,
+    moves,
+    nextgame,
+    proposals,
+    queue,
+    reading,
+    rematch,
+    talk,
+    vacations,
+)
 from pbm.usecases.auth import ByReply, Password, Who
 
 ACCASTA = games.get("accasta")
 MOVE_USAGE = "accasta move needs: accasta move BOARD USERID PASSWORD MOVE[#N]"
 GAME_COMMANDS = (
     "accasta commands: accept, board, cancel, challenge, chat, claim, decline, draw, games, "
-    "help, history, move, moves, pgn, queue, ratings, record, reject, resign, show, subscribe, "
-    "undo, unsubscribe"
+    "help, history, move, moves, pgn, queue, ratings, record, reject, rematch, resign, sgf, show, "
+    "subscribe, undo, unsubscribe"
 )
 
 
@@ -171,9 +183,26 @@ def player(**kw: Any) -> Args:
             "accasta queue 12 bob pw a1-b1 if g1-f1",
             "queue",
             "accasta",
-            player(move="a1-b1", if_move="g1-f1"),
+            player(move="a1-b1 if g1-f1"),
         ),
+        (
+            "accasta queue 12 bob pw if g1-f1 then a1-b1 if g2-f2 then a2-b2",
+            "queue",
+            "accasta",
+            player(move="if g1-f1 then a1-b1 if g2-f2 then a2-b2"),
+        ),
+        ("accasta queue 12 bob pw", "queue", "accasta", player()),
         ("accasta queue 12 bob pw clear", "queue", "accasta", player(clear=True)),
+        ("accasta queue 12 bob pw show", "queue", "accasta", player(show=True)),
+        ("accasta rematch 12 bob pw", "rematch", "accasta", player()),
+        ("next bob pw", "next", None, Args(userid="bob", password="pw")),
+        ("notify bob pw each", "notify", None, Args(userid="bob", password="pw", notify="each")),
+        (
+            "notify bob pw digest 8:00,20:00 europe/berlin",
+            "notify",
+            None,
+            Args(userid="bob", password="pw", notify="digest 08:00,20:00 Europe/Berlin"),
+        ),
         ("accasta ratings", "ratings", "accasta", Args()),
     ],
 )
@@ -275,16 +304,22 @@ def test_a_mate_sign_and_a_separate_guard() -> None:
             "  (the message is the rest of the mail, not this line)",
         ),
         (
-            "accasta queue 12 bob pw a1-b1 if g1-f1 or",
-            "'or' is left over after the command.\n"
-            "accasta queue needs: accasta queue BOARD USERID PASSWORD MOVE [if OPPONENT-MOVE]"
-            "  (or: ... clear)",
+            "accasta queue 12 bob pw a1-b1 if g1-f1 if",
+            "The line ends with 'if': a move must follow it.\n"
+            "accasta queue needs: accasta queue BOARD USERID PASSWORD "
+            "[MOVE if THEIR-MOVE|if THEIR-MOVE then MOVE...|show|clear]",
         ),
         (
-            "accasta queue 12 bob pw clear all",
-            "'all' is left over after the command.\n"
-            "accasta queue needs: accasta queue BOARD USERID PASSWORD MOVE [if OPPONENT-MOVE]"
-            "  (or: ... clear)",
+            "notify bob pw digest 25:00",
+            "25:00 is no time of day: a digest time is HH:MM, the hours from 00 to 23 and "
+            "the minutes from 00 to 59 (08:00, 20:30).\n"
+            "notify needs: notify USERID PASSWORD each|digest HH:MM[,HH:MM] [TIMEZONE]",
+        ),
+        (
+            "notify bob pw digest 08:00 Europe/Nowhere",
+            "There is no time zone 'Europe/Nowhere': write one as the IANA names them, such "
+            "as Europe/Berlin or America/New_York, or UTC.\n"
+            "notify needs: notify USERID PASSWORD each|digest HH:MM[,HH:MM] [TIMEZONE]",
         ),
         (
             "accasta ratings now",
@@ -330,10 +365,14 @@ def test_board_must_be_a_positive_number(board: str) -> None:
         ("accasta fly 12", f"accasta has no command 'fly'.\n{GAME_COMMANDS}"),
         ("signup bob", "PASSWORD is missing.\nsignup needs: signup USERID PASSWORD [EMAIL]"),
         (
-            "help go",
-            "There is no game 'go' here; games: accasta, chess.\nhelp needs: help [GAME]",
+            "help shogi",
+            "There is no game 'shogi' here; games: accasta, chess, go, hex.\n"
+            "help needs: help [GAME]",
         ),
-        ("go move 12 bob pw e4", "There is no game 'go' here.\nGames: accasta, chess"),
+        (
+            "shogi move 12 bob pw e4",
+            "There is no game 'shogi' here.\nGames: accasta, chess, go, hex",
+        ),
         ("games", "USERID is missing.\ngames needs: games USERID"),
         (
             "vacation bob pw 0",
@@ -361,7 +400,17 @@ def test_board_must_be_a_positive_number(board: str) -> None:
             "'--option=x' is not an option like --option=KEY=VALUE.",
         ),
         ("accasta queue 12 bob pw a1-b1#4", "A queued move takes no #N."),
-        ("accasta queue 12 bob pw a1-b1 if", "OPPONENT-MOVE is missing."),
+        ("accasta queue 12 bob pw a1-b1 if", "The line ends with 'if': a move must follow it."),
+        (
+            "notify bob pw weekly",
+            "notify takes each or digest, not 'weekly'.\n"
+            "notify needs: notify USERID PASSWORD each|digest HH:MM[,HH:MM] [TIMEZONE]",
+        ),
+        (
+            "notify bob pw digest",
+            "A digest needs a time of day, such as: digest 08:00\n"
+            "notify needs: notify USERID PASSWORD each|digest HH:MM[,HH:MM] [TIMEZONE]",
+        ),
         ("accasta chat 12 bob pw hi", "'hi' is left over after the command."),
         ("address bob pw", "EMAIL is missing.\naddress needs: address USERID PASSWORD EMAIL"),
     ],
@@ -407,6 +456,53 @@ def test_the_error_is_a_value_error_with_problem_and_usage() -> None:
     assert info.value.usage == "accasta show needs: accasta show BOARD"
 
 
+def test_a_misspelled_command_or_game_names_the_nearest_one() -> None:
+    """Issue 36 point 7: "accasta chalenge" got the command list but no suggestion."""
+    with pytest.raises(CommandError) as info:
+        parse("accasta chalenge alice bob")
+    assert info.value.problem == (
+        "accasta has no command 'chalenge'. Did you mean accasta challenge?"
+    )
+    assert info.value.usage.startswith("accasta commands: accept, board, cancel, challenge,")
+    with pytest.raises(CommandError) as info:
+        parse("acasta move 12 bob pw e4")
+    assert info.value.problem == "There is no game 'acasta' here. Did you mean accasta move?"
+    assert error_of("accasta fly 12").startswith("accasta has no command 'fly'.\n")
+    assert error_of("help acasta").startswith(
+        f"There is no game 'acasta' here; games: {', '.join(games.names())}. Did you mean "
+        "accasta?\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "meant"),
+    [
+        ("acasta challenge alice bob", "accasta challenge"),
+        ("acasta chalenge alice bob", "accasta challenge"),
+        ("Accasta chalenge alice bob", "accasta challenge"),
+        ("singup alice pw", "signup"),
+        ("pasword alice pw new", "password"),
+        ("Hello, how do I play?", None),
+        ("How do I play?", None),
+        ("Thanks, see you.", None),
+        ("He said hi", None),
+        ("accasta", None),
+        ("", None),
+    ],
+)
+def test_the_suggestion_for_a_line_that_is_no_command(line: str, meant: str | None) -> None:
+    assert commands.suggestion(line) == meant
+
+
+@pytest.mark.parametrize(
+    ("line", "meant"),
+    [("resgin", "resign"), ("Accpet", "accept"), ("histroy", "history"), ("Thanks!", None)],
+)
+def test_the_suggestion_for_a_reply(line: str, meant: str | None) -> None:
+    assert commands.suggestion(line, reply=True) == meant
+    assert commands.suggestion(f"{line} and more", reply=True) is None  # one word only
+
+
 def test_a_game_this_server_does_not_run_is_no_game_command() -> None:
     with pytest.raises(CommandError) as info:
         commands.GRAMMAR.parse("accasta show 12", ())
@@ -446,8 +542,11 @@ def test_a_game_this_server_does_not_run_is_no_game_command() -> None:
         ("subscribe", "subscribe", Args()),
         ("unsubscribe", "unsubscribe", Args()),
         ("queue a1-b1", "queue", Args(move="a1-b1")),
-        ("queue a1-b1 IF g1-f1", "queue", Args(move="a1-b1", if_move="g1-f1")),
+        ("queue a1-b1 IF g1-f1", "queue", Args(move="a1-b1 IF g1-f1")),
+        ("queue", "queue", Args()),
         ("queue clear", "queue", Args(clear=True)),
+        ("queue show", "queue", Args(show=True)),
+        ("rematch", "rematch", Args()),
     ],
 )
 def test_reply_mode(line: str, name: str, args: Args) -> None:
@@ -488,13 +587,9 @@ def test_reply_mode_reads_a_move_on_a_cell_that_is_none_so_the_rules_can_name_it
             "In a reply: MOVE[#N]  (or: move MOVE[#N])",
         ),
         (
-            "queue",
-            "MOVE is missing.\nIn a reply: queue MOVE [if OPPONENT-MOVE]  (or: queue clear)",
-        ),
-        (
             "queue a1-b1#3",
             "A queued move takes no #N.\n"
-            "In a reply: queue MOVE [if OPPONENT-MOVE]  (or: queue clear)",
+            "In a reply: queue [MOVE if THEIR-MOVE|if THEIR-MOVE then MOVE...|show|clear]",
         ),
     ],
 )
@@ -566,10 +661,29 @@ def test_classic_commands_build_their_use_cases() -> None:
     assert build(read("accasta subscribe 12 bob pw"), **ctx) == (talk.Subscribe(12), bob)
     assert build(read("accasta unsubscribe 12 bob pw"), **ctx) == (talk.Unsubscribe(12), bob)
     assert build(read("accasta queue 12 bob pw a1 if b2"), **ctx) == (
-        queue.Queue(12, "a1", "b2"),
+        queue.Queue(12, ("a1 if b2",)),
         bob,
     )
-    assert build(read("accasta queue 12 bob pw clear"), **ctx) == (queue.Queue(12, None), bob)
+    assert build(read("accasta queue 12 bob pw clear"), **ctx) == (
+        queue.Queue(12, what=queue.CLEAR),
+        bob,
+    )
+    assert build(read("accasta queue 12 bob pw show"), **ctx) == (
+        queue.Queue(12, what=queue.SHOW),
+        bob,
+    )
+    lines = {**ctx, "comment": "Hello\nif g1 then a1\nIF g2 then a2 if g3 then a3\nBye"}
+    assert build(read("accasta queue 12 bob pw"), **lines) == (
+        queue.Queue(12, ("if g1 then a1", "IF g2 then a2 if g3 then a3")),
+        bob,
+    )
+    assert build(read("accasta rematch 12 bob pw"), **ctx) == (rematch.Rematch(12, "Nice"), bob)
+    assert build(read("next bob pw"), **ctx) == (nextgame.Next(), bob)
+    assert build(read("notify bob pw digest 08:00"), **ctx) == (
+        digests.SetNotify("digest 08:00 UTC"),
+        bob,
+    )
+    assert build(read("games bob"), comment="") == (nextgame.PlayerGames(SENDER, "bob"), None)
     assert build(read("accasta ratings"), **ctx) == (reading.Ratings(SENDER, "accasta"), None)
     assert build(read("accasta games bob"), **ctx) == (
         reading.ActiveBoards(SENDER, "bob", "accasta"),
@@ -603,7 +717,7 @@ def test_classic_commands_build_their_use_cases() -> None:
     )
     assert build(read("vacation bob pw 3")) == (vacations.Vacation(3), bob)
     assert build(read("vacation bob pw off")) == (vacations.Vacation(None), bob)
-    assert build(read("games bob")) == (reading.ActiveBoards(SENDER, "bob", None), None)
+    assert build(read("games bob")) == (nextgame.PlayerGames(SENDER, "bob"), None)
 
 
 def test_help_builds_the_help_or_the_rules() -> None:
@@ -627,8 +741,9 @@ def test_reply_commands_bind_to_the_board_and_player_of_the_address() -> None:
     assert build(read_reply("chat"), **ctx) == (talk.Chat(12, "gg"), bob)
     assert build(read_reply("chat Good luck!"), **ctx) == (talk.Chat(12, "Good luck!\ngg"), bob)
     assert build(read_reply("unsubscribe"), **ctx) == (talk.Unsubscribe(12), bob)
-    assert build(read_reply("queue a1 if b2"), **ctx) == (queue.Queue(12, "a1", "b2"), bob)
-    assert build(read_reply("queue clear"), **ctx) == (queue.Queue(12, None), bob)
+    assert build(read_reply("queue a1 if b2"), **ctx) == (queue.Queue(12, ("a1 if b2",)), bob)
+    assert build(read_reply("queue clear"), **ctx) == (queue.Queue(12, what=queue.CLEAR), bob)
+    assert build(read_reply("rematch"), **ctx) == (rematch.Rematch(12, "gg"), bob)
 
 
 # --- the help text: made from the declarations -------------------------------------------
@@ -666,6 +781,9 @@ def test_help_names_every_command_and_its_form() -> None:
         "unsubscribe",
         "queue",
         "ratings",
+        "notify",
+        "next",
+        "rematch",
     }
     for word in words:
         assert re.search(rf"\b{word}\b", text), word
@@ -770,7 +888,7 @@ def test_the_help_mail_lists_every_command_the_parser_accepts() -> None:
     for verb in grammar.site:
         assert re.search(rf"(^| ){re.escape(verb)} ", text), verb
     for verb in grammar.game:
-        assert f"G {verb} " in text or f"also: {verb}" in text, verb
+        assert f"G {verb} " in text or re.search(rf"also: [^)]*\b{verb}\b", text), verb
     for verb in grammar.reply:
         assert re.search(rf"[ ,/]{re.escape(verb)}[ ,/.]", text), verb
     for name in games.names():

@@ -12,16 +12,16 @@ from conftest import Clock
 from sqlmodel import col, select
 
 from pbm.games.accasta.engine import choose
-from pbm.runners.computer import ComputerPlayer
+from pbm.refusals import BadRequest
+from pbm.runners.computer_runner import ComputerRunner
 from pbm.store.engine import Database
 from pbm.store.tables import Game, OutboxMessage, Player
 from pbm.usecases import queries, unit
 from pbm.usecases.auth import Password, Who
 from pbm.usecases.challenges import Challenge
-from pbm.usecases.computer import ComputerHelp
+from pbm.usecases.computer import ComputerHelp, Work
 from pbm.usecases.moves import Move, Resign
 from pbm.usecases.proposals import Undo
-from pbm.usecases.refusals import BadRequest
 from pbm.usecases.site import Site
 
 ALICE = "alice@example.org"
@@ -29,9 +29,8 @@ PW = Password("pw")
 
 
 @pytest.fixture
-def player(site: Site) -> Iterator[ComputerPlayer]:
-    found = ComputerPlayer(site.db, site.config)
-    found.site = site  # the test's clock
+def player(site: Site) -> Iterator[ComputerRunner]:
+    found = ComputerRunner(site)
     yield found
     found.close()
 
@@ -53,7 +52,7 @@ def game(db: Database, board: int) -> Game:
 
 
 def test_it_accepts_a_challenge_at_once_and_answers_each_move(
-    db: Database, site: Site, player: ComputerPlayer
+    db: Database, site: Site, player: ComputerRunner
 ) -> None:
     board = challenge(site, "level=2")
     assert game(db, board).status == "waiting"
@@ -77,8 +76,8 @@ def test_it_accepts_a_challenge_at_once_and_answers_each_move(
 
 
 def test_nobody_else_acts_as_the_computer(site: Site) -> None:
+    from pbm.refusals import WrongPassword
     from pbm.usecases.auth import COMPUTER
-    from pbm.usecases.refusals import WrongPassword
 
     board = challenge(site)
     with pytest.raises(WrongPassword, match="Only the computer player acts as the computer"):
@@ -86,7 +85,7 @@ def test_nobody_else_acts_as_the_computer(site: Site) -> None:
 
 
 def test_it_grants_an_undo_and_a_resignation_is_rated(
-    db: Database, site: Site, player: ComputerPlayer, clock: Clock
+    db: Database, site: Site, player: ComputerRunner, clock: Clock
 ) -> None:
     board = challenge(site, "level=1")
     asyncio.run(player.run_once())
@@ -138,7 +137,7 @@ def test_help_computer_names_it_and_its_levels(site: Site) -> None:
     assert "Chess, --level=N (default 3):" in text and "Stockfish at skill 0" in text
 
 
-def test_it_plays_chess_with_stockfish(db: Database, site: Site, player: ComputerPlayer) -> None:
+def test_it_plays_chess_with_stockfish(db: Database, site: Site, player: ComputerRunner) -> None:
     [sent, *_] = unit.run(
         site,
         Challenge("chess", "alice", "computer", sender=ALICE, options={"level": "1"}),
@@ -168,7 +167,7 @@ def test_a_game_whose_engine_is_not_installed_is_refused(
 
 
 def test_a_board_whose_move_cannot_be_made_does_not_hold_up_the_others(
-    db: Database, site: Site, player: ComputerPlayer
+    db: Database, site: Site, player: ComputerRunner
 ) -> None:
     broken, other = challenge(site, "level=1"), challenge(site, "level=1")
     assert asyncio.run(player.run_once()) == 2  # both accepted
@@ -180,6 +179,63 @@ def test_a_board_whose_move_cannot_be_made_does_not_hold_up_the_others(
         assert found is not None
         found.computer_level = 9
         s.add(found)
-    assert asyncio.run(player.run_once()) == 0  # the broken board: no move, set aside
-    assert asyncio.run(player.run_once()) == 1  # the other board's move is made
+    # The broken board first: no move, set aside; then the other board's move is made.
+    assert asyncio.run(player.run_once()) == 2
     assert (game(db, broken).ply, game(db, other).ply) == (1, 2)
+    assert player.claim() is None  # set aside for a while
+
+
+class Ticks:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_its_time_is_shared_by_person_not_by_board(db: Database, site: Site) -> None:
+    """alice has three boards waiting for the computer, bob one: bob's is answered after
+    at most one of alice's, however long hers have waited (round robin by person)."""
+    ticks = Ticks()
+    player = ComputerRunner(site, clock=ticks)
+    try:
+        alices = [challenge(site, "level=1") for _ in range(3)]
+        [sent, *_] = unit.run(
+            site,
+            Challenge(
+                "accasta", "bob", "computer", sender="bob@example.org", options={"level": "1"}
+            ),
+        )
+        assert sent.board is not None
+        bobs = sent.board
+        asyncio.run(player.run_once())  # all four accepted
+        for board, uid in [*((b, "alice") for b in alices), (bobs, "bob")]:
+            legal = queries.view(site, board).state.legal_moves()
+            unit.run(site, Move(board, legal[0]), Who(uid, PW))
+            ticks.now += 1  # alice's boards have waited longest
+        served = []
+        for _ in range(3):
+            job = player.claim()
+            assert job is not None
+            served.append(job.board)
+            asyncio.run(player.handle(job))
+            ticks.now += 1
+        assert served == [alices[0], bobs, alices[1]]
+    finally:
+        player.close()
+
+
+def test_while_others_wait_nobody_gets_more_than_his_share_of_the_hour(site: Site) -> None:
+    """alice's thinking this hour is past her half (two people wait): bob is served, though
+    she was served longer ago; alone, she would be served all the same."""
+    ticks = Ticks()
+    player = ComputerRunner(site, clock=ticks)
+    hour = site.config.computer.seconds_per_hour
+    player._spent.append((ticks.now, "alice", hour * 0.6))
+    player._served.update(alice=ticks.now - 10, bob=ticks.now)
+    alice = Work(1, "move", "accasta", "", 1, 1, "alice")
+    bob = Work(2, "move", "accasta", "", 1, 1, "bob")
+    assert player._next_move([alice, bob], ticks.now) == bob
+    assert player._next_move([alice], ticks.now) == alice

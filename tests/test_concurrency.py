@@ -20,6 +20,7 @@ from sqlmodel import col, select
 
 import pbm.games
 from pbm.config import Config
+from pbm.refusals import AlreadyProcessed, BoardChanged, NotYourTurn, Refused
 from pbm.store.engine import Database
 from pbm.store.tables import Game, Move, OutboxMessage, ProcessedMessage
 from pbm.usecases import unit
@@ -28,7 +29,6 @@ from pbm.usecases.auth import Password, Who
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move as MoveAction
 from pbm.usecases.moves import Resign
-from pbm.usecases.refusals import AlreadyProcessed, BoardChanged, NotYourTurn, Refused
 from pbm.usecases.site import Site
 
 ACCASTA = pbm.games.get("accasta")

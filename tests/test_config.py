@@ -159,11 +159,9 @@ def test_bad_listen_address(tmp_path: Path) -> None:
         _ = cfg.listen_host_port
 
 
-def test_inbox_workers(tmp_path: Path) -> None:
-    assert load_text(tmp_path, "").server.inbox_workers == 1
-    assert load_text(tmp_path, "[server]\ninbox_workers = 0\n").server.inbox_workers == 0
-    with pytest.raises(ConfigError, match=r"server\.inbox_workers must be 0 or more, not -1"):
-        load_text(tmp_path, "[server]\ninbox_workers = -1\n")
+def test_a_retired_key_is_accepted_and_means_nothing(tmp_path: Path) -> None:
+    """A site's file from before may still name ``server.inbox_workers``."""
+    assert load_text(tmp_path, "[server]\ninbox_workers = 2\n").server.mail_attempts == 3
 
 
 # ---------------------------------------------------------------- the environment

@@ -7,6 +7,7 @@ diagram and its paragraphs removed).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import pytest
@@ -144,6 +145,70 @@ def test_render_starts_with_the_diagram() -> None:
     text = render(make_board(INITIAL_STACKS), pari=False, to_move=0)
     assert lines_of(text)[:21] == expected(INITIAL_SETUP)
     assert lines_of(text)[21] == ""
+
+
+# Black's view of the initial setup: the same drawing turned round (the module's docstring).
+INITIAL_SETUP_TURNED = r"""
+           White
+
+      4   3   2   1
+      -\- -\- -\- -\-
+    5 SHC SHC SHC SHC -- a
+     \  --- --- ---
+  6 .   SH  SH  SH  .   -- b
+   \      --- ---
+7 .   .   S   S   .   .   -- c
+ \
+.   .   .   .   .   .   .   -- d
+ /
+7 .   .   s   s   .   .   -- e
+   /      --- ---
+  6 .   sh  sh  sh  .   -- f
+     /  --- --- ---
+    5 shc shc shc shc -- g
+      -/- -/- -/- -/-
+      4   3   2   1
+
+           Black
+"""
+
+
+def test_black_sees_the_initial_setup_turned_round() -> None:
+    assert board_lines(make_board(INITIAL_STACKS), turned=True) == expected(INITIAL_SETUP_TURNED)
+    text = render(make_board(INITIAL_STACKS), pari=False, to_move=1, turned=True)
+    assert lines_of(text)[:21] == expected(INITIAL_SETUP_TURNED)
+    assert (
+        lines_of(text)[22:]
+        == lines_of(render(make_board(INITIAL_STACKS), pari=False, to_move=1))[22:]
+    )
+
+
+@pytest.mark.parametrize(
+    "stacks",
+    [
+        INITIAL_STACKS,
+        {"f2": "HHs", "e5": "SsSHh", "c4": "SHC"},
+        {"d4": "PpPpPp", "a1": "p", "g4": "P", "c2": "Pp"},
+    ],
+)
+def test_the_turned_diagram_is_the_diagram_turned_round(stacks: Mapping[str, str]) -> None:
+    """Every line of Black's view is a line of White's read from its end, in the reverse
+    order: the marks and lines character by character (about one column for all lines),
+    the names, stacks and headings word by word (each stack still bottom to top)."""
+    board = make_board(stacks)
+    white, black = board_lines(board), board_lines(board, turned=True)
+    assert len(white) == len(black)
+    pairs = list(zip(white, reversed(black), strict=True))
+    marks = [(w, b) for w, b in pairs if w and not re.search("[A-Za-z.]", w)]
+    first_white, first_black = marks[0]
+    axis = len(first_black) + len(first_white) - len(first_white.lstrip())  # columns mirrored
+    for w, b in pairs:
+        assert b.split() == w.split()[::-1], (w, b)
+        if (w, b) in marks:
+            assert b == w.ljust(axis)[::-1].rstrip(), (w, b)
+    for name, stack in stacks.items():  # on its row, which is named at its right end
+        row = next(line for line in black if line.endswith(f"-- {name[0]}"))
+        assert stack in row.split()
 
 
 def test_stacking_limit_diagram_matches_help_page() -> None:

@@ -58,7 +58,7 @@ def test_a_queued_reply_is_played_the_moment_its_condition_is_met(
         to=reply_to(waiting),
     )
     ack = sink.wait_for(BOB, f"Board {board} - queued moves")
-    assert "g1:C-d1   if alice plays a1:C+b2" in body_of(ack)
+    assert "  if a1:C+b2 then g1:C-d1" in body_of(ack)
     server.send(ALICE, f"accasta move {board} alice pw-a a1:C+b2")
     # alice moved and bob's reply was played at once: she is to move again, and each
     # gets one board mail for the exchange.
@@ -66,7 +66,10 @@ def test_a_queued_reply_is_played_the_moment_its_condition_is_met(
         mail = sink.wait_for(who, f"Board {board} - alice to move")
         assert "Move 4, bob (Black): g1:C-d1 (queued)" in body_of(mail)
         if who == BOB:
-            assert "Your queued move g1:C-d1 was played at once as move 4" in flat(body_of(mail))
+            assert (
+                "Your conditional tree answered alice's a1:C+b2 with g1:C-d1: played at once "
+                "as move 4, costing no time on your clock." in flat(body_of(mail))
+            )
     server.send(BOB, f"accasta history {board}")
     history = body_of(sink.wait_for(BOB, f"Board {board} - history"))
     assert re.search(r"4\. bob\s+g1:C-d1 \(queued\)", history)
@@ -82,10 +85,9 @@ def test_a_queued_move_that_became_illegal_is_dropped_with_the_reason(
     server.send(ALICE, f"accasta move {board} alice pw-a a1:C-d1")
     note = sink.wait_for(BOB, f"Board {board} - bob to move")
     text = flat(body_of(note))
-    assert "None of your queued moves could be played after alice's a1:C-d1" in text
     assert (
-        "g1:C-d1: dropped, it is not legal after alice's a1:C-d1: "
-        "d1 is a stack headed by White: write x not -" in text
+        "Your tree's answer g1:C-d1 is not legal after alice's a1:C-d1: "
+        "d1 is a stack headed by White: write x not -. The tree on board" in text
     )
     # Nothing was played for bob: the board waits for him (alice is told so too).
     assert "queued" not in body_of(sink.wait_for(ALICE, f"Board {board} - bob to move"))

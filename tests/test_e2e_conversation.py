@@ -74,11 +74,13 @@ def test_a_move_by_replying_to_the_moves_list(server: PbmServer, sink: Sink) -> 
 
 
 def test_a_greeting_above_the_move(server: PbmServer, sink: Sink) -> None:
+    """The lines after the move are its comment; the greeting above it is none."""
     board, to_alice, _ = started(server, sink)
     answer(server, ALICE, to_alice, f"Hi Bob,\n\n{FIRST}\n\nGood luck!")
     moved = sink.wait_for(BOB, f"Board {board} - bob to move")
     assert f"Move 1, alice (White): {FIRST}" in body_of(moved)
-    assert "alice writes: > Hi Bob, > Good luck!" in flat(moved)
+    assert "alice writes: > Good luck!" in flat(moved)
+    assert "Hi Bob" not in flat(moved)
 
 
 def test_an_answer_to_a_chat_is_passed_on(server: PbmServer, sink: Sink) -> None:
@@ -126,7 +128,7 @@ def test_a_followers_reply_cannot_move(server: PbmServer, sink: Sink) -> None:
     assert "pbm+f" in str(following["Reply-To"])
     answer(server, CAROL, following, FIRST)
     refused = sink.wait_for(CAROL, f"Board {board} - error")
-    assert "A follower's reply can only unsubscribe, chat" in flat(refused)
+    assert "A follower's reply may hold only show, history, moves, record, chat" in flat(refused)
     answer(server, CAROL, following, "unsubscribe")
     sink.wait_for(CAROL, f"Board {board} - unsubscribed")
 
@@ -141,7 +143,7 @@ def test_a_queued_reply_makes_one_board_mail_per_reader(server: PbmServer, sink:
     answer(server, ALICE, to_alice, FIRST)
     for who in (ALICE, BOB, CAROL):
         mail = sink.wait_for(who, f"Board {board} - alice to move")
-        assert f"bob's queued answer {SECOND} was played at once" in flat(mail)
+        assert f"bob's answer {SECOND} from the conditional tree was played at once" in flat(mail)
     server.send(CAROL, f"accasta show {board}")  # a marker: everything before it has come
     sink.wait_for(CAROL, f"Board {board} - alice to move")
     assert [m["Subject"] for m in sink.drain()] == []

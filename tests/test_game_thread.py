@@ -8,7 +8,7 @@ import email
 from email.policy import default
 
 from conftest import Clock, accepted
-from test_worker import mails_to
+from test_inbox_runner import mails_to
 
 from pbm.config import Config
 from pbm.mail.message import build_message

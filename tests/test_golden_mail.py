@@ -219,7 +219,8 @@ def correspondence(c: Correspondence) -> None:
         c.answer(addr, "Yes, that was me.")
     c.mail(ALICE, "signup alice other-pw")
     c.mail("dave@example.com", "Hello", "What is this?")
-    c.mail("dave@example.com", "help accasta")
+    c.mail("dave@example.com", "help accasta")  # a stranger: his one answer today is spent
+    c.mail(ALICE, "help accasta")
     play_standard(c)
     c.mail(ALICE, "vacation alice pw-a 3")
     play_pari(c)
@@ -230,7 +231,8 @@ def correspondence(c: Correspondence) -> None:
     c.mail(BOB, "accasta ratings")
     c.mail(BOB, "password bob pw-b pw-b2")
     c.mail(BOB, "address bob pw-b2 bob@example.com")
-    c.mail(ALICE, "go move 4 alice pw-a e4")
+    c.answer("bob@example.com", "Yes, my new address.")
+    c.mail(ALICE, "shogi move 4 alice pw-a e4")
 
 
 def test_golden_transcript(tmp_path: Path) -> None:

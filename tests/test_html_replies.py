@@ -4,6 +4,7 @@ board (its picture and text) ignored. The HTML part quoted is the one pbm writes
 
 from __future__ import annotations
 
+import re
 from email.message import EmailMessage
 from email.policy import SMTP
 
@@ -75,3 +76,33 @@ def test_the_move_on_the_first_line_is_found_and_the_quote_ignored(
     assert request.action.text == MOVE and request.action.board == 12
     assert "Reply to this mail" not in request.action.comment  # the quote stayed out
     assert "DIAGRAM" not in request.action.comment
+
+
+def test_a_sentence_the_text_part_wrapped_is_one_line_of_the_html_part() -> None:
+    """On a phone the text part's 78-column lines broke again mid-line (issue 36): the
+    HTML part joins what the text part wrapped, keeps apart what it laid out line by line
+    (an example move, the next sentence), and a narrow screen wraps it under its indent."""
+    text = (
+        "Title\n\nHow to reply:\n"
+        "  To have your answer played the moment they move, reply with queue MOVE (or\n"
+        "  queue MOVE if THEIR-MOVE; several lines are tried in order).\n"
+        "    g2:C+f2,H+f3\n"
+        "  Every legal move: accasta moves 1\n\n"
+        "bob writes:\n"
+        "  > " + "word " * 14 + "a-rather-long-word\n"
+        "  > and the rest.\n"
+    )
+    html = html_part("Title", text, "", "board.1@x", "board")
+    lines = re.findall(r'<div style="padding-left:(\d+)ch;">([^<]*)</div>', html)
+    assert lines == [
+        ("0", "How to reply:"),
+        (
+            "2",
+            "To have your answer played the moment they move, reply with queue MOVE (or "
+            "queue MOVE if THEIR-MOVE; several lines are tried in order).",
+        ),
+        ("4", "g2:C+f2,H+f3"),
+        ("2", "Every legal move: accasta moves 1"),
+        ("0", "bob writes:"),
+        ("2", "&gt; " + "word " * 14 + "a-rather-long-word and the rest."),
+    ]

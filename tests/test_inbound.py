@@ -172,18 +172,54 @@ def test_reply_mode_never_reads_the_subject() -> None:
     assert subject_command_text(inbound.subject) == "Accasta Board 12 - bob to move"
 
 
-def test_reply_mode_takes_the_first_command_line_the_rest_is_comment() -> None:
+def test_reply_mode_takes_the_first_command_line_the_lines_after_it_are_comment() -> None:
     raw = mail("From: bob@example.net\nSubject: Re: x", b"\r\n\r\nnice move\r\nresign\r\n")
     inbound = read(raw)
-    assert candidates(inbound, reply_mode=True, is_command=is_reply_command) == (
+    assert candidates(inbound, reply_mode=True, is_command=is_reply_command) == (["resign"], "")
+    raw = mail("From: bob@example.net\nSubject: Re: x", b"Hi!\r\nresign\r\n\r\nGood game.\r\n")
+    assert candidates(read(raw), reply_mode=True, is_command=is_reply_command) == (
         ["resign"],
-        "nice move",
+        "Good game.",
     )
     raw = mail("From: bob@example.net\nSubject: Re: x", b"Thanks, see you!\r\n")
     assert candidates(read(raw), reply_mode=True, is_command=is_reply_command) == (
         [],
         "Thanks, see you!",
     )
+
+
+def is_meant_command(line: str) -> bool:
+    """Whether a reply's line about an Accasta board is a command as a person means it."""
+    try:
+        return parse_reply(line, get_game("accasta").looks_like_move, lenient=True) is not None
+    except CommandError:
+        return False
+
+
+def test_reply_mode_finds_a_command_as_written_before_one_as_meant_in_one_pass() -> None:
+    """Issue 37 item 6: one pass over the lines finds the first command as written, else the
+    first as a person means it ("OK, accept")."""
+    looked: list[str] = []
+
+    def meant(line: str) -> bool:
+        looked.append(line)
+        return is_meant_command(line)
+
+    written = read(mail("From: bob@example.net\nSubject: Re: x", b"OK, accept\r\nresign\r\n"))
+    assert candidates(written, reply_mode=True, is_command=is_reply_command, is_meant=meant) == (
+        ["resign"],
+        "",
+    )
+    assert looked == ["OK, accept"]  # the line as written came after it: no more guessing
+    looked.clear()
+    guessed = read(
+        mail("From: bob@example.net\nSubject: Re: x", b"OK, accept\r\nYes, I resign.\r\n")
+    )
+    assert candidates(guessed, reply_mode=True, is_command=is_reply_command, is_meant=meant) == (
+        ["OK, accept"],
+        "Yes, I resign.",
+    )
+    assert looked == ["OK, accept"]  # once one is meant, the rest are read as written only
 
 
 def test_reply_mode_reads_a_bottom_posted_move_under_the_quote() -> None:
@@ -436,6 +472,53 @@ def test_no_from_header_answers_the_envelope_sender() -> None:
     inbound = read(b"Subject: accasta show 12\r\n\r\n", "bob@example.net")
     assert inbound.sender == "bob@example.net"
     assert inbound.ignore_reason is None
+
+
+@pytest.mark.parametrize(
+    ("sender", "why"),
+    [
+        # Issue 35, case 15, as written: answered to victim-p; a reply header with CR/LF.
+        ("victim-p@evil.example <e1p@example.org>", "does not parse cleanly"),
+        ("=?utf-8?q?x=0D=0Avictim-m@evil.example?= <e1m@example.org>", "does not parse"),
+        ("=?utf-8?q?x=0Avictim-m@evil.example?= <e1m@example.org>", "does not parse"),
+        ("<e1p@example.org> victim@evil.example", "does not parse cleanly"),
+        ("Eve <e1p@example.org", "does not parse cleanly"),
+        ("victim@evil.example, e1p@example.org", "2 mailboxes"),
+        ("undisclosed-recipients:;", "no mailbox"),
+        ("e1p", "does not parse cleanly"),
+    ],
+)
+def test_answers_go_to_a_mis_parsed_from_no_more(sender: str, why: str) -> None:
+    """A From that the email package's header parser does not read cleanly (or that
+    names more or less than one mailbox) gets no answer; the note says why. Neither the
+    envelope sender nor a lenient ``parseaddr`` stands in for it."""
+    inbound = read(mail(f"From: {sender}\nSubject: help", b"help\r\n"), "e1p@example.org")
+    assert inbound.ignore_reason is not None and why in inbound.ignore_reason
+    assert inbound.ignore_reason.startswith("no answer: the From header")
+    assert inbound.sender == ""
+    two = read(b"From: e1p@example.org\r\nFrom: victim@evil.example\r\n\r\nhelp\r\n")
+    assert two.ignore_reason == "no answer: the mail has 2 From headers"
+
+
+@pytest.mark.parametrize(
+    ("sender", "name", "address"),
+    [
+        ('"Doe, John" <j@example.net>', "Doe, John", "j@example.net"),
+        ("John Q. Public <j@example.net>", "John Q. Public", "j@example.net"),  # obsolete
+        ("=?utf-8?q?J=C3=B6rg?= <j@example.net>", "Jörg", "j@example.net"),
+        ("Jörg <j@example.net>", "Jörg", "j@example.net"),  # RFC 6532: UTF-8 as it is
+        ("j@example.net (John)", "", "j@example.net"),
+        (
+            "=?utf-8?q?victim=40evil.example?= <j@example.net>",
+            "victim@evil.example",
+            "j@example.net",
+        ),
+    ],
+)
+def test_a_from_that_parses_cleanly_is_answered(sender: str, name: str, address: str) -> None:
+    raw = f"From: {sender}\r\nSubject: help\r\n\r\nhelp\r\n".encode()
+    inbound = read(raw, "bounces@example.net")
+    assert (inbound.sender_name, inbound.sender, inbound.ignore_reason) == (name, address, None)
 
 
 # --- never crashes ------------------------------------------------------------------

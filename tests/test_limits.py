@@ -7,23 +7,27 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from pbm.config import LimitsConfig
-from pbm.replies import Reply
+from pbm.replies import MailKind, Reply
 from pbm.store.engine import Database
 from pbm.store.limits import count_answer
 from pbm.usecases.limits import Window, screen
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
-LIMITS = LimitsConfig(answers_per_address_per_hour=3, error_replies_per_hour=2)
+# The hourly windows, for an address with no account; the day's bound is set out of the way
+# here, but for the test of it.
+LIMITS = LimitsConfig(
+    answers_per_address_per_hour=3, error_replies_per_hour=2, stranger_answers_per_day=100
+)
 
 
 def answer(
     to: str = "victim@example.org",
     *,
     error: bool = False,
-    counted: bool = True,
+    kind: MailKind = MailKind.ANSWER,
     body: str = "Commands...\n",
 ) -> Reply:
-    return Reply(to=to, subject="pbm - help", body=body, is_error=error, counted=counted)
+    return Reply(to=to, subject="pbm - help", body=body, is_error=error, kind=kind)
 
 
 def test_counts_are_kept_per_address_and_hour(db: Database) -> None:
@@ -79,7 +83,7 @@ def test_errors_have_a_limit_of_their_own(db: Database) -> None:
 
 def test_a_boards_mail_to_its_players_is_not_counted(db: Database) -> None:
     with db.transaction() as s:
-        board_mails = [answer(counted=False) for _ in range(10)]
+        board_mails = [answer(kind=MailKind.BOARD) for _ in range(10)]
         assert screen(s, board_mails, T0, LIMITS) == board_mails
         assert len(screen(s, [answer(), answer(), answer(), answer()], T0, LIMITS)) == 3
 
@@ -88,3 +92,23 @@ def test_other_addresses_are_not_affected(db: Database) -> None:
     with db.transaction() as s:
         screen(s, [answer() for _ in range(5)], T0, LIMITS)
         assert len(screen(s, [answer("alice@example.org")], T0, LIMITS)) == 1
+
+
+def test_an_address_with_no_account_gets_one_answer_a_day(db: Database) -> None:
+    """Anyone can write any From: an address that never confirmed an account (it never
+    answered one of our mails) gets ``limits.stranger_answers_per_day`` (1), and the
+    answer says so."""
+    limits = LimitsConfig()
+    with db.transaction() as s:
+        (first,) = screen(s, [answer(), answer()], T0, limits)
+        assert "gets one answer a day" in " ".join(first.body.split())
+        assert screen(s, [answer()], T0 + timedelta(hours=23), limits) == []
+        assert len(screen(s, [answer()], T0 + timedelta(days=1, hours=1), limits)) == 1
+
+
+def test_confirmations_reach_an_address_once_a_day_utc(db: Database) -> None:
+    ask = answer(kind=MailKind.CONFIRM)
+    with db.transaction() as s:
+        assert screen(s, [ask, ask], T0, LimitsConfig()) == [ask]
+        assert screen(s, [ask], T0 + timedelta(hours=11), LimitsConfig()) == []  # 23:00
+        assert screen(s, [ask], T0 + timedelta(hours=12), LimitsConfig()) == [ask]  # a new day

@@ -25,7 +25,7 @@ import pytest
 
 from pbm.config import Config, DatabaseConfig, MailConfig, SmtpConfig
 from pbm.mail import status
-from pbm.mail.addresses import token_address
+from pbm.mail.addresses import CHAT, FOLLOW, bounce_address, context_address, token_address
 from pbm.runners.listener import InboxHandler, Listener, listen
 from pbm.runners.rates import ClientRates, SlidingWindow
 from pbm.store.engine import Database
@@ -205,6 +205,56 @@ def test_smtplib_sendmail_over_the_limit_delivers_to_the_first(
         recipients[101]: 452,
     }
     assert inbox_recipients(db_file) == [recipients[:100]]
+
+
+@pytest.mark.parametrize("protocol", ["smtp", "lmtp"])
+def test_unknown_reply_addresses_pass_rcpt_no_more(
+    db_file: Path, socket_path: Path, protocol: str
+) -> None:
+    """Issue 35, case 16: ``RCPT TO:<pbm+1.bob.0000000000@...>`` got 250, and so did a
+    bounce address with a wrong signature. What ``mail.secret`` alone signs (board, chat,
+    follow and bounce addresses) is checked at RCPT: 550, nothing stored. Account and
+    reset addresses need the account's nonce (the database): they pass by their form and
+    the worker checks them."""
+    listen = f"unix:{socket_path}" if protocol == "lmtp" else "127.0.0.1:0"
+    running = Running(site_config(db_file, protocol=protocol, listen=listen)).start()
+    forged = [
+        "pbm+1.bob.0000000000@example.org",  # the attack as written
+        bob(1).replace(".bob.", ".eve."),  # bob's token under another name
+        bob(2).replace("+2.", "+3."),  # on another board
+        context_address(ADDRESS, "another-secret", CHAT, "bob", board=1),
+        context_address(ADDRESS, "another-secret", FOLLOW, "bob", board=1),
+        bounce_address(ADDRESS, "another-secret", 7),  # a bounce address, wrongly signed
+        "pbm+bounce-7.0000000000@example.org",
+    ]
+    good = [
+        bob(1),
+        context_address(ADDRESS, SECRET, CHAT, "bob", board=1),
+        context_address(ADDRESS, SECRET, FOLLOW, "bob", board=1),
+        bounce_address(ADDRESS, SECRET, 7),
+        # Checked by the worker, which knows the account's nonce:
+        "pbm+a.bob.0000000000@example.org",
+        "pbm+r.bob.0000000000@example.org",
+    ]
+    try:
+        with running.lmtp() if protocol == "lmtp" else running.smtp() as s:
+            s.ehlo("client.test")
+            assert s.docmd("MAIL FROM:<alice@example.org>")[0] == 250
+            for address in forged:
+                assert reply(s.docmd(f"RCPT TO:<{address}>")) == (
+                    status.NO_SUCH_ADDRESS.format(address=address)
+                ), address
+            for address in good:
+                assert s.docmd(f"RCPT TO:<{address}>")[0] == 250, address
+            assert s.docmd(f"RCPT TO:<{STRANGER}>")[0] == 550  # not ours at all: as before
+            assert s.docmd("RSET")[0] == 250
+            assert s.docmd("MAIL FROM:<alice@example.org>")[0] == 250
+            for address in forged:
+                assert s.docmd(f"RCPT TO:<{address}>")[0] == 550
+            assert s.docmd("DATA")[0] == 503  # no recipient was taken: nothing to send
+    finally:
+        running.stop()
+    assert inbox_recipients(db_file) == []
 
 
 # -- per-client rates (SMTP) --------------------------------------------------------------

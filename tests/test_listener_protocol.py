@@ -6,6 +6,7 @@ and envelope addresses with control characters refused with 553, storing nothing
 # ruff: noqa: F811 (the listener fixtures are imported by name)
 from __future__ import annotations
 
+import logging
 import smtplib
 import ssl
 from collections.abc import Iterator
@@ -51,6 +52,26 @@ def test_no_auth_before_or_after_starttls_and_starttls_only_once(tls_listener: R
         assert reply(s.docmd("STARTTLS")) == status.TLS_ACTIVE
         assert s.noop()[0] == 250  # the session goes on, inside TLS
         assert s.sendmail("alice@example.org", [ADDRESS], mail()) == {}
+
+
+def test_auth_login_under_tls_floods_the_log_no_more(
+    tls_listener: Running, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 35, case 9: EHLO, STARTTLS, EHLO, then AUTH LOGIN 200 times got 451 196
+    times and 3,200 log lines (a TypeError in push). Now each is 502, logged once."""
+    caplog.set_level(logging.INFO)
+    with tls_listener.smtp() as s:
+        s.ehlo("client.example")
+        s.starttls(context=ssl._create_unverified_context())
+        s.ehlo("client.example")
+        answers = {reply(s.docmd("AUTH LOGIN")) for _ in range(200)}
+        assert answers == {status.NO_AUTH}
+        assert reply(s.docmd("AUTH PLAIN AGFsaWNlAHB3")) == status.NO_AUTH
+        assert s.noop()[0] == 250  # the session goes on
+        assert s.sendmail("alice@example.org", [ADDRESS], mail()) == {}
+    about_auth = [r.getMessage() for r in caplog.records if r.name == "pbm.listener"]
+    assert len(about_auth) == 1 and "answered 502" in about_auth[0], about_auth
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.WARNING]
 
 
 def test_an_oversize_mail_over_lmtp_is_refused_for_every_recipient(

@@ -11,11 +11,12 @@ import pytest
 from conftest import Clock
 
 from pbm.config import Config
+from pbm.refusals import LockedOut, WrongPassword
 from pbm.store.engine import Database
 from pbm.usecases import queries, unit
 from pbm.usecases.accounts import ChangePassword
+from pbm.usecases.answers import Quoted
 from pbm.usecases.auth import Password, Who
-from pbm.usecases.refusals import LockedOut, WrongPassword
 from pbm.usecases.site import Site
 from pbm.usecases.unit import Request
 
@@ -36,7 +37,7 @@ def guess(password: str, new: str = "stolen") -> Request:
         Who("alice", Password(password)),
         sender="eve@evil.example",
         message_id=f"<{password}@x>",
-        answer_refusal=lambda error: [],
+        quoted=Quoted("password alice ****** ******"),
     )
 
 

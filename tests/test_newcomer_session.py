@@ -2,14 +2,14 @@
 by password. Once the error allowance ran out after eight minutes and the rest was dropped
 in silence; now what could be understood is carried out, the mistakes are answered, the
 challenge that came meanwhile arrives, the lock after five password typos is told once,
-and the correct move is played and answered. Through the real inbox worker, SQLite and
+and the correct move is played and answered. Through the real inbox runner, SQLite and
 PostgreSQL, with a settable clock."""
 
 from __future__ import annotations
 
 from conftest import Clock, accepted
 from test_forgiving_reading import reply_address, send
-from test_worker import mails_to, make_worker, moves_on
+from test_inbox_runner import mails_to, make_runner, moves_on, run
 
 from pbm.config import Config
 from pbm.store.engine import Database
@@ -33,14 +33,14 @@ def alice_moves(site: Site, board: int) -> None:
 def test_the_newcomer_session(db: Database, config: Config, clock: Clock, site: Site) -> None:
     board = accepted(site, Challenge("accasta", "alice", "carol", sender=ALICE))
     alice_moves(site, board)
-    worker = make_worker(db, config, clock)
+    runner = make_runner(db, config, clock)
     mine = reply_address(config, board, "carol")
     server = config.mail.address
 
     def mail(to: str, text: str, **headers: str) -> None:
         send(db, clock, CAROL, to, text, **headers)
         clock.advance(seconds=30)
-        worker.run_batch()
+        run(runner)
 
     def last_board_mail() -> str:
         return [m for m in mails_to(db, CAROL) if m.board == board][-1].message_id
@@ -76,8 +76,9 @@ def test_the_newcomer_session(db: Database, config: Config, clock: Clock, site: 
     # 14-15: a thank-you with no command, and a stray word: answered, no harm.
     mail(mine, "Thanks, this is fun!")
     mail(server, "hello?", subject="?")
-    # The lock was told once, with when it ends and how to reset the password.
-    told = [m for m in mails_to(db, CAROL) if m.subject == "pbm - wrong passwords"]
+    # The lock was told once, with when it ends and how to reset the password (in the
+    # answer to the mail that made it: one mail in, one mail out).
+    told = [m for m in mails_to(db, CAROL) if "wrong passwords for your account" in m.body]
     assert len(told) == 1
     assert "password reset carol" in " ".join(told[0].body.split())
     # After the lock's time, the correct move by password is played and answered.

@@ -129,3 +129,20 @@ def test_chess_positions_are_python_chess_boards(moves: list[str], seat: int) ->
     king = next(u for u in pieces if u.attrib["href"] == "#white-king")
     y = float(king.attrib["transform"].split(",")[1].rstrip(")"))
     assert (y > 240) == (seat == 0)
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_each_game_says_what_its_picture_shows(seat: int) -> None:
+    """The legend under a picture (``GameState.legend``, optional): which mark is which
+    piece, which end of a stack is its top, what the tinted cells are, which side is below."""
+    side = ("White's side", "Black's side")[seat]
+    standard = pbm.games.legend(ACCASTA.new(), seat)
+    assert "\u25a0 Shield, \u25b2 Horse, \u25cf Chariot" in standard
+    assert "bottom to top" in standard and "top piece" in standard
+    assert "White's castle" in standard and "outlined in red" in standard
+    assert side in standard.splitlines()[-1]
+    pari = pbm.games.legend(ACCASTA.new("pari"), seat)
+    assert "Shield" not in pari and "plain chip" in pari and side in pari
+    chess_words = pbm.games.legend(CHESS.new(), seat)
+    assert "last move" in chess_words and "check" in chess_words and side in chess_words
+    assert pbm.games.legend(object(), seat) == ""  # type: ignore[arg-type]  # none of its own

@@ -18,11 +18,12 @@ from pbm import commands
 from pbm.config import Config, from_mapping
 from pbm.mail import pipeline
 from pbm.mail.addresses import BOARD, CHAT, FOLLOW, context_address, token_address
-from pbm.mail.pipeline import Env, Mail, error_reply, run_steps
+from pbm.mail.pipeline import Env, Mail, run_steps
+from pbm.refusals import BadRequest, Refuse, Refused, WrongPassword
 from pbm.replies import Reply
 from pbm.usecases import moves, reading, talk
+from pbm.usecases.answers import error_reply, refusal_reply
 from pbm.usecases.auth import ByReply, Password, Who
-from pbm.usecases.refusals import BadRequest, Refuse, Refused, WrongPassword
 from pbm.usecases.unit import Request
 
 SERVER = "pbm@example.org"
@@ -100,9 +101,8 @@ def refusal_of(request: Request) -> Refused:
 
 def answer_of(request: Request) -> Reply:
     """The one reply a refused request is answered with."""
-    assert request.answer_refusal is not None
-    (answer,) = request.answer_refusal(refusal_of(request))
-    return answer
+    assert request.quoted is not None and request.sender is not None
+    return refusal_reply(request.sender, refusal_of(request), request.quoted)
 
 
 def bob_token(board: int = 12, secret: str = SECRET) -> str:
@@ -282,14 +282,15 @@ def test_a_reply_with_no_command_is_told_so() -> None:
     mail = commands_of("", rcpt=bob_token())
     (request,) = mail.requests
     assert request.action == reading.NoCommand(12, "bob", "")
-    assert request.answer_refusal is not None  # its refusal is answered
+    assert request.quoted is not None  # its refusal is answered
     assert (mail.outcome, mail.note) == ("done", "no command")
 
 
-def test_words_after_a_move_are_its_comment_when_no_line_is_a_command() -> None:
+def test_words_on_the_line_of_a_move_are_no_comment() -> None:
+    """Issue 36 point 8: text on the same line as the move is not a comment."""
     mail = commands_of("a1:-d1 please", rcpt=bob_token())
     (request,) = mail.requests
-    assert request.action == moves.Move(12, "a1:-d1", None, "please", message_id=MID)
+    assert request.action == moves.Move(12, "a1:-d1", None, "", message_id=MID)
 
 
 def test_a_malformed_reply_line_is_refused_quoting_it() -> None:
@@ -311,10 +312,10 @@ def test_a_reply_with_no_command_line_says_what_it_began_with() -> None:
     assert request.action == reading.NoCommand(12, "bob", "Thanks for the game!")
 
 
-def test_a_greeting_above_the_move_is_part_of_the_comment() -> None:
+def test_the_lines_after_the_move_are_its_comment_not_the_greeting_above_it() -> None:
     mail = commands_of("Hi Bob,\n\na1:-d1\n\nYour turn!", rcpt=bob_token())
     (request,) = mail.requests
-    assert request.action == moves.Move(12, "a1:-d1", None, "Hi Bob,\nYour turn!", False, MID)
+    assert request.action == moves.Move(12, "a1:-d1", None, "Your turn!", False, MID)
     assert request.who == Who("bob", ByReply(12))
 
 
@@ -342,7 +343,9 @@ def test_a_followers_reply_can_unsubscribe_but_not_move() -> None:
     assert request.action == talk.Unsubscribe(12)
     assert request.who == Who("carol", ByReply(12))
     (refused,) = commands_of("a1:-d1", rcpt=follow_token).requests
-    assert "A follower's reply can only unsubscribe, chat" in refusal_of(refused).message
+    assert "A follower's reply may hold only show, history, moves, record, chat" in (
+        refusal_of(refused).message
+    )
     forged = context_address(SERVER, SECRET, BOARD, "carol", board=12)  # not the same token
     assert (
         forged.partition("@")[0].rpartition(".")[2]

@@ -21,7 +21,7 @@ from conftest import T0
 
 from pbm.cli import main
 from pbm.config import Config, ServerConfig
-from pbm.runners import timers
+from pbm.runners.timer_runner import PRUNE_EVERY_SECONDS, PRUNE_RETRY_SECONDS, PruneRunner
 from pbm.store.engine import Database
 from pbm.store.prune import KEEP_COUNTERS, REMEMBER_MESSAGE_IDS, Pruned, compact, prune
 from pbm.store.tables import (
@@ -327,58 +327,72 @@ def test_pbm_prune_without_a_database(tmp_path: Path, monkeypatch: pytest.Monkey
 # ---------------------------------------------------------------- pbm serve's daily prune
 
 
-def counting(monkeypatch: pytest.MonkeyPatch, fail_first: bool = False) -> list[datetime]:
-    """Make ``timers.prune`` note its calls (and fail the first one); the times it was given."""
-    calls: list[datetime] = []
-    real = timers.prune
+class Ticks:
+    """A monotonic clock the test moves by hand."""
 
-    def counted(db: Database, config: Config, now: datetime) -> Pruned:
-        calls.append(now)
-        if fail_first and len(calls) == 1:
-            raise sa.exc.OperationalError("UPDATE inbox", {}, Exception("disk I/O error"))
-        return real(db, config, now)
+    def __init__(self) -> None:
+        self.now = 1000.0
 
-    monkeypatch.setattr(timers, "prune", counted)
-    return calls
+    def __call__(self) -> float:
+        return self.now
 
 
-def serve_prune_until(db: Database, config: Config, done: Callable[[], bool]) -> None:
-    """Run ``run_prune`` until ``done()``; it must still be running then."""
+def full_disk(db: Database, full: bool) -> None:
+    """The database refuses every change of the inbox while ``full``, as a full disk would."""
+    if not full:
+        with db.transaction() as s:
+            on = " ON inbox" if s.get_bind().dialect.name == "postgresql" else ""
+            s.execute(sa.text(f"DROP TRIGGER no_room{on}"))
+        return
+    with db.transaction() as s:
+        if s.get_bind().dialect.name == "postgresql":
+            s.execute(
+                sa.text(
+                    "CREATE OR REPLACE FUNCTION no_room() RETURNS trigger AS $$ BEGIN "
+                    "RAISE EXCEPTION 'could not extend file: No space left on device'; "
+                    "END $$ LANGUAGE plpgsql"
+                )
+            )
+            s.execute(
+                sa.text(
+                    "CREATE TRIGGER no_room BEFORE UPDATE ON inbox FOR EACH ROW "
+                    "EXECUTE FUNCTION no_room()"
+                )
+            )
+        else:
+            s.execute(
+                sa.text(
+                    "CREATE TRIGGER no_room BEFORE UPDATE ON inbox "
+                    "BEGIN SELECT RAISE(ABORT, 'disk is full'); END"
+                )
+            )
 
-    async def scenario() -> None:
-        stop = asyncio.Event()
-        task = asyncio.create_task(timers.run_prune(db, config, stop))
-        for _ in range(2000):  # prunes run in a thread: look until they did, at most 10 s
-            if done():
-                break
-            await asyncio.sleep(0.005)
-        assert done() and not task.done()
-        stop.set()
-        await asyncio.wait_for(task, 5)
 
-    asyncio.run(scenario())
-
-
-def test_the_server_prunes_at_start_and_then_every_day(
-    db: Database, config: Config, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    assert timers.PRUNE_EVERY_SECONDS == 24 * 60 * 60
+def test_the_server_prunes_at_start_and_then_every_day(db: Database, config: Config) -> None:
+    ticks = Ticks()
     old = add_inbox(db, "done", T0)  # real time: T0 is long past
     config = replace(config, server=ServerConfig(keep_raw_days=7))
-    calls = counting(monkeypatch)
-    serve_prune_until(db, config, lambda: len(calls) == 1)
+    runner = PruneRunner(db, config, clock=ticks)
+    assert asyncio.run(runner.run_once()) == 1  # at start
     assert raws(db) == {old: b""}
-    # A day later (the day made 0 here) it prunes again.
-    monkeypatch.setattr(timers, "PRUNE_EVERY_SECONDS", 0)
-    serve_prune_until(db, config, lambda: len(calls) >= 3)
+    ticks.now += PRUNE_EVERY_SECONDS - 1
+    assert asyncio.run(runner.run_once()) == 0  # not before the day is up
+    ticks.now += 1
+    assert asyncio.run(runner.run_once()) == 1
 
 
-def test_the_daily_prune_tries_again_after_database_trouble(
-    db: Database, config: Config, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+def test_the_daily_prune_tries_again_an_hour_after_database_trouble(
+    db: Database, config: Config
 ) -> None:
+    ticks = Ticks()
     old = add_inbox(db, "done", T0)
-    calls = counting(monkeypatch, fail_first=True)
-    monkeypatch.setattr(timers, "PRUNE_RETRY_SECONDS", 0)  # an hour, made 0 here
-    serve_prune_until(db, config, lambda: raws(db)[old] == b"")
-    assert len(calls) == 2
-    assert "prune: database trouble; trying again in an hour" in caplog.text
+    runner = PruneRunner(db, config, clock=ticks)
+    full_disk(db, True)
+    with pytest.raises(sa.exc.SQLAlchemyError):
+        asyncio.run(runner.run_once())
+    full_disk(db, False)
+    assert raws(db)[old] != b""
+    assert runner.pause() == PRUNE_RETRY_SECONDS  # an hour, not a day
+    ticks.now += PRUNE_RETRY_SECONDS
+    assert asyncio.run(runner.run_once()) == 1
+    assert raws(db)[old] == b""

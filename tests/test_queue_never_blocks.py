@@ -2,13 +2,13 @@
 mail whose working out fails is set aside after ``server.mail_attempts``.
 
 On SQLite and PostgreSQL (where a NUL in a text field once stopped every
-worker), through the real inbox worker; the fault of the last tests is a real
+runner), through the real inbox runner; the fault of the last tests is a real
 one of the database (a trigger that refuses a row), not a mock of our code.
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import json
 from collections.abc import Iterator
 from email.message import EmailMessage
@@ -19,11 +19,10 @@ import pytest
 import sqlalchemy as sa
 from conftest import Clock, accepted
 from test_cli_admin import Cli, empty_config
-from test_worker import deliver, first_moves, inbox, mails_to, make_worker, moves_on
+from test_inbox_runner import deliver, first_moves, inbox, mails_to, make_runner, moves_on, run
 
 from pbm.config import Config
 from pbm.mail.controls import strip_controls
-from pbm.runners.worker import InboxWorker
 from pbm.store.engine import Database
 from pbm.store.tables import OutboxMessage
 from pbm.usecases.challenges import Challenge
@@ -61,12 +60,6 @@ def hostile(c: str, n: int) -> bytes:
     return text.encode("utf-8")
 
 
-def drain(worker: InboxWorker) -> None:
-    for _ in range(200):
-        if not worker.run_batch().done and not waiting(worker.db):
-            return
-
-
 def waiting(db: Database) -> int:
     return sum(1 for status, _ in inbox(db) if status == "new")
 
@@ -99,13 +92,19 @@ def test_every_control_in_every_field_is_answered_and_blocks_nothing(
     msg["Message-ID"] = "<move@x>"
     msg.set_content("after the controls\n")
     deliver(db, clock, "alice@example.org", msg.as_bytes(policy=SMTP))
-    drain(make_worker(db, config, clock))
+    run(make_runner(db, config, clock))
     statuses = [status for status, _ in inbox(db)]
     assert "new" not in statuses and "failed" not in statuses, inbox(db)
     assert moves_on(db, board) == 1
     rows = all_outbox(db)
     answered = {row.to_addr for row in rows}
-    assert all(f"zed{n}@example.org" in answered for n in range(len(CONTROLS)))
+    # A bare CR or LF ends the From line inside its quoted name: what is left of it does
+    # not parse cleanly, so that mail gets no answer (issue 35, case 15), and says why.
+    breaks = {n for n, c in enumerate(CONTROLS) if c in "\r\n"}
+    assert all(f"zed{n}@example.org" in answered for n in range(len(CONTROLS)) if n not in breaks)
+    assert not any(f"zed{n}@example.org" in answered for n in breaks)
+    notes = [note or "" for status, note in inbox(db) if status == "ignored"]
+    assert len(notes) == 2 and all("the From header does not parse cleanly" in n for n in notes)
     for row in rows:
         for text in (row.subject, row.body, row.to_addr, row.in_reply_to or ""):
             bad = {c for c in text if c in CONTROLS and c not in ALLOWED}
@@ -123,7 +122,7 @@ def test_a_chat_with_controls_reaches_the_opponent_clean(
     msg["Message-ID"] = "<chat@x>"
     msg.set_content(f"accasta chat {board} alice pw\nhi\x00 \u202egnp.exe\u202c bob\x07 \x1b[31m\n")
     deliver(db, clock, "alice@example.org", msg.as_bytes(policy=SMTP))
-    drain(make_worker(db, config, clock))
+    run(make_runner(db, config, clock))
     [chat] = [m for m in mails_to(db, "bob@example.org") if "gnp.exe" in m.body]
     assert "hi gnp.exe bob [31m" in chat.body
     assert not any(c in chat.body for c in CONTROLS if c not in ALLOWED)
@@ -190,10 +189,7 @@ def test_a_mail_that_always_fails_is_set_aside_and_the_rest_goes_on(
     deliver(db, clock, "a@example.org", plain("a@example.org", "help", "<1@x>"))
     deliver(db, clock, "p@example.org", plain("p@example.org", "signup POISONWORD pw", "<2@x>"))
     deliver(db, clock, "b@example.org", plain("b@example.org", "help", "<3@x>"))
-    worker = make_worker(db, config, clock)
-    for _ in range(10):
-        with contextlib.suppress(Exception):  # a failed batch is tried again, mail by mail
-            worker.run_batch()
+    run(make_runner(db, config, clock))
     statuses = inbox(db)
     assert [s for s, _ in statuses] == ["done", "failed", "done"], statuses
     assert "set aside after 3 failed attempts" in (statuses[1][1] or "")
@@ -213,7 +209,7 @@ def test_a_mail_that_always_fails_is_set_aside_and_the_rest_goes_on(
         else:
             s.execute(sa.text("DROP TRIGGER poison"))
     cli("inbox", "retry", "2")
-    worker.run_batch()
+    run(make_runner(db, config, clock))
     assert inbox(db)[1][0] == "done"
 
 
@@ -231,10 +227,12 @@ def test_two_instances_answer_nul_mails_and_block_nothing(
     deliver(db, clock, "alice@example.org", plain("alice@example.org", line, "<n3@x>"))
     other = Database.open(config.database.url)
     try:
-        workers = [make_worker(db, config, clock), make_worker(other, config, clock)]
-        for _ in range(6):
-            for worker in workers:
-                worker.run_batch()
+        runners = [make_runner(db, config, clock), make_runner(other, config, clock, "other")]
+
+        async def side_by_side() -> None:
+            await asyncio.gather(*(r.run_once() for r in runners))
+
+        asyncio.run(side_by_side())
     finally:
         other.close()
     assert [status for status, _ in inbox(db)] == ["done", "done", "done"]

@@ -435,15 +435,15 @@ def test_the_game_of_a_record() -> None:
         ('[Game "Accasta"]\n1. a1:C-d1', None),
         ('[Game "accasta"]\n1. a1:C-d1', None),
         ("1. a1:C-d1", "accasta"),
-        ('[Game "go"]\n1. a1:C-d1', "ACCASTA"),  # the caller's word goes first
+        ('[Game "shogi"]\n1. a1:C-d1', "ACCASTA"),  # the caller's word goes first
     ]:
         record = parse_record(text, game)
         assert record.game == "accasta"
         assert replay(record).canonical == ["a1:C-d1"]
     assert replay(parse_record("1. a1:C-d1"), game="accasta").canonical == ["a1:C-d1"]
-    with pytest.raises(RecordError, match=r"no game 'go' here; games: .*accasta"):
-        parse_record('[Game "go"]\n1. e4 e5')
-    with pytest.raises(RecordError, match="no game 'go' here"):
-        parse_record("1. a1:C-d1", game="go")
-    with pytest.raises(RecordError, match="no game 'go' here"):
-        replay(parse_record("1. a1:C-d1"), game="go")
+    with pytest.raises(RecordError, match=r"no game 'shogi' here; games: .*accasta"):
+        parse_record('[Game "shogi"]\n1. e4 e5')
+    with pytest.raises(RecordError, match="no game 'shogi' here"):
+        parse_record("1. a1:C-d1", game="shogi")
+    with pytest.raises(RecordError, match="no game 'shogi' here"):
+        replay(parse_record("1. a1:C-d1"), game="shogi")

@@ -12,7 +12,7 @@ from email.policy import SMTP, default
 import chess.pgn
 from conftest import Clock, accepted
 from test_forgiving_reading import reply_address, send
-from test_worker import mails_to, make_worker
+from test_inbox_runner import mails_to, make_runner, run
 
 from pbm.config import Config
 from pbm.mail.message import build_message
@@ -49,7 +49,7 @@ def test_a_reply_record_mails_the_accasta_records(
         move = queries_first_move(site, board)
         unit.run(site, Move(board, move, comment="well"), Who(uid, Password("pw")))
     send(db, clock, ALICE, reply_address(config, board, "alice"), "record")
-    make_worker(db, config, clock).run_batch()
+    run(make_runner(db, config, clock))
     files = files_of(db, config, ALICE)
     assert sorted(files) == [f"accasta-board-{board}.json", f"accasta-board-{board}.txt"]
     record = parse_record(files[f"accasta-board-{board}.txt"].decode())
@@ -63,7 +63,7 @@ def test_chess_record_by_mail_includes_a_pgn_python_chess_reads(
     for uid, move in (("alice", "e4"), ("bob", "e5"), ("alice", "Nf3")):
         unit.run(site, Move(board, move), Who(uid, Password("pw")))
     send(db, clock, ALICE, config.mail.address, f"chess record {board}", subject="records")
-    make_worker(db, config, clock).run_batch()
+    run(make_runner(db, config, clock))
     files = files_of(db, config, ALICE)
     pgn = files[f"chess-board-{board}.pgn"].decode()
     game = chess.pgn.read_game(io.StringIO(pgn))

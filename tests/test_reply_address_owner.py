@@ -3,7 +3,7 @@
 A board mail that is forwarded (or leaks) carries alice's reply address:
 a reply to it from anyone else, or from another address of alice's, does
 nothing, is not answered, and alice is told at her registered address.
-Through the real inbox worker, on SQLite and PostgreSQL.
+Through the real inbox runner, on SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from email.policy import SMTP
 
 import pytest
 from conftest import Clock, accepted
-from test_worker import first_moves, mails_to, make_worker, moves_on
+from test_inbox_runner import first_moves, mails_to, make_runner, moves_on, run
 
 from pbm.config import Config
 from pbm.mail.addresses import RESET, context_address, token_address
@@ -53,7 +53,7 @@ def test_a_stranger_replying_to_alices_board_mail_changes_nothing(
     address = token_address(config.mail.address, config.mail.secret, board, "alice")
     before_alice = len(mails_to(db, ALICE))
     reply(db, clock, "eve@evil.example", address, "resign")
-    make_worker(db, config, clock).run_batch()
+    run(make_runner(db, config, clock))
     assert status_of(site, board) == "active"
     assert mails_to(db, "eve@evil.example") == []  # no answer to the other address
     told = mails_to(db, ALICE)[before_alice:]
@@ -70,7 +70,7 @@ def test_alices_other_address_is_explained_not_answered(
     address = token_address(config.mail.address, config.mail.secret, board, "alice")
     [move] = first_moves(1)
     reply(db, clock, "alice@work.example", address, move)
-    make_worker(db, config, clock).run_batch()
+    run(make_runner(db, config, clock))
     assert moves_on(db, board) == 0
     assert mails_to(db, "alice@work.example") == []
     assert "alice@work.example" in mails_to(db, ALICE)[-1].body
@@ -81,7 +81,7 @@ def test_a_forged_from_with_a_foreign_envelope_is_refused_too(
 ) -> None:
     address = token_address(config.mail.address, config.mail.secret, board, "alice")
     reply(db, clock, ALICE, address, "resign", envelope="eve@evil.example")
-    make_worker(db, config, clock).run_batch()
+    run(make_runner(db, config, clock))
     assert status_of(site, board) == "active"
 
 
@@ -93,7 +93,7 @@ def test_the_owner_still_moves_by_reply(
     [move] = first_moves(1)
     # A provider's own return path (BATV) in the envelope, of the same domain, is fine.
     reply(db, clock, sender, address, move, envelope="prvs=1234abcd=alice@example.org")
-    make_worker(db, config, clock).run_batch()
+    run(make_runner(db, config, clock))
     assert moves_on(db, board) == 1
 
 
@@ -105,7 +105,7 @@ def test_a_leaked_password_reset_mail_sets_no_password(
     assert nonce
     address = context_address(config.mail.address, config.mail.secret, RESET, "alice", nonce=nonce)
     reply(db, clock, "eve@evil.example", address, "evilpass")
-    make_worker(db, config, clock).run_batch()
+    run(make_runner(db, config, clock))
     assert mails_to(db, "eve@evil.example") == []
     assert "eve@evil.example" in mails_to(db, ALICE)[-1].body
     assert queries.player(site, "alice").reset_nonce == nonce  # still unused

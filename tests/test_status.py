@@ -9,18 +9,23 @@ good.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import threading
+import urllib.request
 from collections.abc import Iterator
 from datetime import datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
 from conftest import T0
-from mailserver import PbmServer, Sink, until
-from test_cli_admin import Cli, empty_config
+from mailserver import PbmServer, Sink, free_port, until
+from test_cli_admin import Cli
 
 from pbm import version
 from pbm.cli import main
@@ -34,7 +39,10 @@ HOURS = 24  # status.failed_within_hours by default
 
 @pytest.fixture
 def cli(tmp_path: Path, db_url: str) -> Cli:
-    return Cli(empty_config(tmp_path), db_url)
+    """The queues alone: no web site to look at (web.listen empty; see the web tests)."""
+    config = tmp_path / "pbm.toml"
+    config.write_text('[web]\nlisten = ""\n', encoding="utf-8")
+    return Cli(config, db_url)
 
 
 @pytest.fixture
@@ -187,3 +195,122 @@ def _exit_code(server: PbmServer, *args: str) -> int:
         check=False,
         timeout=120,
     ).returncode
+
+
+class _Site(BaseHTTPRequestHandler):
+    """A web site that answers every GET with the status its server was made with."""
+
+    def do_GET(self) -> None:
+        code: int = self.server.answer  # type: ignore[attr-defined]
+        self.send_response(code)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_a_dead_web_site_is_a_problem(cli: Cli) -> None:
+    """Issue 35, case 13: with its web process killed, ``pbm status`` said ok. It asks the
+    web site at web.listen now: no answer, or a 5xx, is a problem (exit status 1)."""
+    nobody = free_port()
+    code, data = status(cli, T0, {"PBM_WEB_LISTEN": f"127.0.0.1:{nobody}"})
+    assert code == 1 and data["ok"] is False
+    (problem,) = data["problems"]  # type: ignore[misc]
+    assert problem.startswith(f"the web site does not answer at http://127.0.0.1:{nobody}/ (")
+    assert cli("status", "--now", T0.isoformat()).exit_code == 0  # its config: no web site
+    for answer, ok in ((200, True), (404, True), (503, False)):
+        with ThreadingHTTPServer(("127.0.0.1", 0), _Site) as site:
+            site.answer = answer  # type: ignore[attr-defined]
+            threading.Thread(target=site.serve_forever, daemon=True).start()
+            try:
+                listen = f"127.0.0.1:{site.server_address[1]}"
+                code, data = status(cli, T0, {"PBM_WEB_LISTEN": listen})
+                assert data["ok"] is ok, data["problems"]
+                if not ok:
+                    assert data["problems"] == [f"the web site answers http://{listen}/ with 503"]
+            finally:
+                site.shutdown()
+
+
+def web_children(server: PbmServer) -> list[int]:
+    """The ``pbm web`` processes of a running ``pbm serve``."""
+    return [
+        pid
+        for pid in server.worker_pids()
+        if "web" in Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+    ]
+
+
+def answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as got:
+            return bool(got.status == 200)
+    except OSError:
+        return False
+
+
+@pytest.mark.e2e
+def test_a_dead_web_process_stays_dead_no_more(tmp_path: Path, sink: Sink) -> None:
+    """Issue 35, case 13: after ``kill -9`` of the ``pbm web`` child it was not started
+    again, nothing was logged, and ``pbm status`` said ok. Now it is started again and
+    the log says so; and ``pbm status`` says when the site does not answer."""
+    port = free_port()
+    server = PbmServer(
+        tmp_path, sink_port=sink.port, extra_env={"PBM_WEB_LISTEN": f"127.0.0.1:{port}"}
+    )
+    server.start()
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        until(lambda: answers(url))
+        (first,) = web_children(server)
+        assert json.loads(server.pbm("status", "--json"))["ok"] is True
+        os.kill(first, signal.SIGKILL)
+        until(lambda: bool(web_children(server)) and web_children(server) != [first])
+        until(lambda: answers(url))
+        assert f"the web site (pid {first}) ended with signal 9 (SIGKILL); starting it again\n" in (
+            server.log()
+        )
+        assert json.loads(server.pbm("status", "--json"))["ok"] is True
+    finally:
+        server.stop()
+    assert "Traceback" not in server.log()
+    res = subprocess.run(
+        [sys.executable, "-m", "pbm", "status"],
+        env=server.env(),
+        cwd=server.root,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert res.returncode == 1
+    assert f"problem: the web site does not answer at {url} (" in res.stdout
+
+
+@pytest.mark.e2e
+def test_a_web_site_that_ends_quickly_again_is_retried_not_spun(tmp_path: Path, sink: Sink) -> None:
+    """Ended again soon after it was started again, ``pbm web`` is started after a wait
+    that doubles, not at once; on the same socket (``pbm serve`` holds its port: no
+    other program takes it meanwhile); the mail goes on meanwhile."""
+    port = free_port()
+    server = PbmServer(
+        tmp_path, sink_port=sink.port, extra_env={"PBM_WEB_LISTEN": f"127.0.0.1:{port}"}
+    )
+    server.start()
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        until(lambda: answers(url))
+        (first,) = web_children(server)
+        os.kill(first, signal.SIGKILL)
+        until(lambda: bool(web_children(server)) and web_children(server) != [first])
+        (second,) = web_children(server)
+        os.kill(second, signal.SIGKILL)
+        until(lambda: "; starting it again in 1 s\n" in server.log())
+        server.send("carol@example.org", "help")
+        sink.wait_for("carol@example.org", "help")
+        until(lambda: answers(url))  # after the wait, on the port pbm serve kept
+    finally:
+        server.stop()
+    ends = [line for line in server.log().splitlines() if "ended with signal 9" in line]
+    assert ends[0].endswith("; starting it again") and ends[1].endswith("again in 1 s")

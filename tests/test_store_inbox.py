@@ -47,61 +47,72 @@ def test_add_stores_new_rows_and_returns_their_ids_in_order(db: Database) -> Non
         assert r.message_id is None and r.note is None
 
 
-def test_waiting_lists_new_mail_oldest_first_up_to_the_limit(db: Database) -> None:
+LEASE = timedelta(minutes=5)
+
+
+def test_claim_next_hands_out_the_oldest_waiting_mail_once(db: Database) -> None:
     ids = _receive(db, 4)
     with db.transaction() as s:
         inbox.finish(s, [Finished(ids[1], "done")], T0)
-    with db.read() as s:
-        assert inbox.waiting(s, 10) == [
-            WaitingMail(ids[0], b"raw 0", "p0@x.org", "pbm@example.org"),
-            WaitingMail(ids[2], b"raw 2", "p2@x.org", "pbm@example.org"),
-            WaitingMail(ids[3], b"raw 3", "p3@x.org", "pbm@example.org"),
-        ]
-        assert [m.id for m in inbox.waiting(s, 2)] == [ids[0], ids[2]]
-
-
-def test_take_hands_out_only_rows_that_still_wait(db: Database) -> None:
-    ids = _receive(db, 3)
-    with db.read() as s:  # a worker reads what waits on a snapshot...
-        seen = [m.id for m in inbox.waiting(s, 10)]
-    with db.transaction() as s:  # ...meanwhile another worker acts on the first
-        assert inbox.take(s, [ids[0]]) == {ids[0]}
-        inbox.finish(s, [Finished(ids[0], "done", processed_by="w2")], T0)
-    with db.transaction() as s:  # the first worker takes what is still its to do
-        assert inbox.take(s, [*seen, 999_999]) == {ids[1], ids[2]}
-        assert inbox.take(s, []) == set()
-        inbox.finish(s, [Finished(i, "done", processed_by="w1") for i in ids[1:]], T0)
-    assert [r.processed_by for r in _rows(db, ids)] == ["w2", "w1", "w1"]
     with db.transaction() as s:
-        assert inbox.take(s, ids) == set()  # nothing is ever taken twice
+        first = inbox.claim_next(s, "w1", T0, LEASE)
+        second = inbox.claim_next(s, "w2", T0, LEASE)
+    assert first == WaitingMail(ids[0], b"raw 0", "p0@x.org", "pbm@example.org")
+    assert second is not None and second.id == ids[2]  # the finished one is not handed out
+    rows = _rows(db, ids)
+    assert [r.claimed_by for r in rows] == ["w1", None, "w2", None]
+    assert rows[0].claimed_until == T0 + LEASE
 
 
-def test_a_worker_that_dies_before_its_commit_leaves_the_mail_waiting(db: Database) -> None:
+def test_a_claim_is_its_runners_until_the_lease_ends(db: Database) -> None:
+    [row] = _receive(db, 1)
+    with db.transaction() as s:
+        assert inbox.claim_next(s, "w1", T0, LEASE) is not None
+        assert inbox.claim_next(s, "w2", T0, LEASE) is None  # held by w1
+        again = inbox.claim_next(s, "w1", T0, LEASE)  # its own, after a database fault
+        assert again is not None and again.id == row
+        assert inbox.claim_next(s, "w2", T0 + LEASE, LEASE) is None  # not over yet
+        later = inbox.claim_next(s, "w2", T0 + LEASE + timedelta(seconds=1), LEASE)
+    assert later is not None and later.id == row
+    with db.transaction() as s:
+        assert not inbox.still_mine(s, row, "w1")  # w1 finds it taken over
+        assert inbox.still_mine(s, row, "w2")
+
+
+def test_a_runner_that_dies_before_its_commit_leaves_the_mail_waiting(db: Database) -> None:
     ids = _receive(db, 2)
     with pytest.raises(RuntimeError), db.transaction() as s:
-        assert inbox.take(s, ids) == set(ids)
-        inbox.finish(s, [Finished(i, "done", processed_by="w1") for i in ids], T0)
+        taken = inbox.claim_next(s, "w1", T0, LEASE)
+        assert taken is not None
+        inbox.finish(s, [Finished(taken.id, "done", processed_by="w1")], T0)
         raise RuntimeError("killed")
-    with db.read() as s:
-        assert [m.id for m in inbox.waiting(s, 10)] == ids
     with db.transaction() as s:
-        assert inbox.take(s, ids) == set(ids)
+        found = inbox.claim_next(s, "w2", T0, LEASE)
+    assert found is not None and found.id == ids[0]
+
+
+def test_release_dead_frees_the_mail_of_runners_that_died(db: Database) -> None:
+    ids = _receive(db, 3)
+    with db.transaction() as s:
+        inbox.claim_next(s, "host:1:dead", T0, LEASE)
+        inbox.claim_next(s, "host:2:alive", T0, LEASE)
+        assert inbox.release_dead(s, lambda claimer: claimer.endswith("dead")) == 1
+        taken = inbox.claim_next(s, "host:3:new", T0, LEASE)
+    assert taken is not None and taken.id == ids[0]
+    assert _rows(db, ids)[1].claimed_by == "host:2:alive"
 
 
 @pytest.mark.postgres
-def test_postgres_a_row_another_transaction_holds_is_not_taken(postgres_db: Database) -> None:
+def test_postgres_a_row_another_transaction_is_claiming_is_skipped(postgres_db: Database) -> None:
     db = postgres_db
-    ids = _receive(db, 4)
+    ids = _receive(db, 2)
     with db.transaction() as s1:
-        first = inbox.take(s1, ids[:2])
+        first = inbox.claim_next(s1, "w1", T0, LEASE)
         with db.transaction() as s2:  # a second connection, while s1 is open
             s2.execute(sa.text("SET LOCAL lock_timeout = '5s'"))  # an error, not a hang
-            second = inbox.take(s2, ids)
-            assert second == set(ids[2:])  # SKIP LOCKED: no waiting, no double
-            inbox.finish(s2, [Finished(i, "done", processed_by="w2") for i in second], T0)
-        inbox.finish(s1, [Finished(i, "done", processed_by="w1") for i in first], T0)
-    assert first == set(ids[:2])
-    assert [r.processed_by for r in _rows(db, ids)] == ["w1", "w1", "w2", "w2"]
+            second = inbox.claim_next(s2, "w2", T0, LEASE)
+    assert first is not None and second is not None
+    assert (first.id, second.id) == (ids[0], ids[1])  # SKIP LOCKED: no waiting, no double
 
 
 def test_finish_marks_each_row_its_own_way(db: Database) -> None:

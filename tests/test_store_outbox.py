@@ -37,8 +37,12 @@ def _rows(db: Database, ids: list[int]) -> list[OutboxMessage]:
 
 
 def _claim(db: Database, worker: str, now: datetime, limit: int = 10) -> list[int]:
+    """Up to ``limit`` rows claimed one after the other, as a sender's loops do."""
+    taken = []
     with db.transaction() as s:
-        return [m.id for m in outbox.claim_due(s, worker, now, limit, LEASE)]
+        while len(taken) < limit and (mail := outbox.claim_next(s, worker, now, LEASE)):
+            taken.append(mail.id)
+    return taken
 
 
 # ---------------------------------------------------------------- writing
@@ -93,54 +97,40 @@ def test_enqueue_in_a_rolled_back_transaction_writes_nothing(db: Database) -> No
 # ---------------------------------------------------------------- claiming
 
 
-def test_claim_due_respects_due_time_lease_and_limit(db: Database) -> None:
+def test_claim_next_respects_due_time_and_lease(db: Database) -> None:
     ids = _enqueue(db, 3)
     [later] = _enqueue(db, 1, due=T0 + timedelta(hours=1), prefix="q")
     with db.transaction() as s:
-        claimed = outbox.claim_due(s, "w1", T0, 2, LEASE)
-    assert [m.id for m in claimed] == ids[:2]  # oldest first, up to the limit
-    first = claimed[0]
+        first = outbox.claim_next(s, "w1", T0, LEASE)
+    assert first is not None and first.id == ids[0]  # the oldest first
     assert (first.to_addr, first.subject, first.body) == ("p0@x.org", "s0", "b")
     assert (first.created_at, first.attempts, first.claimed_until) == (T0, 0, T0 + LEASE)
+    assert not first.again  # never handed over before
+    assert _claim(db, "w1", T0, 1) == [ids[1]]
     assert _claim(db, "w2", T0 + timedelta(minutes=1)) == [ids[2]]  # the rest of what is due
     assert _claim(db, "w3", T0 + timedelta(minutes=2)) == []  # all leased or not due
     assert [r.claimed_by for r in _rows(db, [*ids, later])] == ["w1", "w1", "w2", None]
-    # A lease that runs out (its sender died) lets another sender take the rows.
-    assert _claim(db, "w4", T0 + LEASE + timedelta(seconds=1)) == ids[:2]
+    # A lease that runs out (its sender died) lets another sender take the rows, which
+    # may have gone out already: ``again``.
+    with db.transaction() as s:
+        taken = outbox.claim_next(s, "w4", T0 + LEASE + timedelta(seconds=1), LEASE)
+    assert taken is not None and taken.id == ids[0] and taken.again
+    assert _claim(db, "w4", T0 + LEASE + timedelta(seconds=1)) == [ids[1]]
     assert _claim(db, "w5", T0 + timedelta(minutes=7)) == [ids[2]]  # w2's lease ran out
     assert _claim(db, "w6", T0 + timedelta(hours=1)) == [*ids, later]
-
-
-def test_claim_written_takes_only_due_rows_nobody_holds(db: Database) -> None:
-    now_ids = _enqueue(db, 3)
-    [later] = _enqueue(db, 1, due=T0 + timedelta(hours=1), prefix="q")
-    with db.transaction() as s:  # someone else holds the first
-        outbox.claim_due(s, "other", T0, 1, LEASE)
-    with db.transaction() as s:
-        mails = outbox.claim_written(s, [*now_ids, later, 999_999], "me", T0, timedelta(minutes=3))
-        assert outbox.claim_written(s, [], "me", T0, LEASE) == []
-    assert [m.id for m in mails] == now_ids[1:]
-    assert [m.subject for m in mails] == ["s1", "s2"]
-    assert mails[0].to_addr == "p1@x.org" and mails[0].created_at == T0
-    assert mails[0].claimed_until == T0 + timedelta(minutes=3)
-    assert _claim(db, "third", T0 + timedelta(minutes=1)) == []  # held, or not due
-    rows = _rows(db, [*now_ids, later])
-    assert [r.claimed_by for r in rows] == ["other", "me", "me", None]
 
 
 @pytest.mark.postgres
 def test_postgres_claims_skip_rows_another_sender_holds(postgres_db: Database) -> None:
     db = postgres_db
-    ids = _enqueue(db, 4)
+    ids = _enqueue(db, 2)
     with db.transaction() as s1:
-        a = [m.id for m in outbox.claim_due(s1, "w1", T0, 2, LEASE)]
+        a = outbox.claim_next(s1, "w1", T0, LEASE)
         with db.transaction() as s2:  # a second connection, while s1 is open
             s2.execute(sa.text("SET LOCAL lock_timeout = '5s'"))  # an error, not a hang
-            # The limit counts rows w2 gets, not the held ones it passes over.
-            b = [m.id for m in outbox.claim_due(s2, "w2", T0, 2, LEASE)]
-            c = [m.id for m in outbox.claim_written(s2, ids, "w2", T0, LEASE)]
-    assert a == ids[:2] and b == ids[2:] and c == []
-    assert [r.claimed_by for r in _rows(db, ids)] == ["w1", "w1", "w2", "w2"]
+            b = outbox.claim_next(s2, "w2", T0, LEASE)
+    assert a is not None and b is not None and (a.id, b.id) == (ids[0], ids[1])
+    assert [r.claimed_by for r in _rows(db, ids)] == ["w1", "w2"]
 
 
 def test_racing_claims_never_take_one_row_twice(db: Database) -> None:
@@ -257,8 +247,8 @@ def test_record_failure_tries_again_later_or_gives_up(db: Database) -> None:
     assert rows[0].next_attempt_at == retry_at
     assert _claim(db, "w2", T0 + timedelta(minutes=10)) == []
     with db.transaction() as s:
-        [due] = outbox.claim_due(s, "w2", T0 + timedelta(minutes=31), 10, LEASE)
-    assert (due.id, due.attempts) == (ids[0], 1)
+        due = outbox.claim_next(s, "w2", T0 + timedelta(minutes=31), LEASE)
+    assert due is not None and (due.id, due.attempts, due.again) == (ids[0], 1, False)
     with db.transaction() as s:
         assert outbox.record_failure(s, ids[0], "421 still busy", None) == "failed"
     assert [(r.status, r.attempts) for r in _rows(db, ids[:1])] == [("failed", 2)]
@@ -284,23 +274,6 @@ def test_release_dead_frees_the_rows_of_senders_that_died(db: Database) -> None:
     assert [r.claimed_by for r in rows] == [None, "host:2", None, None]
     assert [r.status for r in rows] == ["pending", "pending", "sent", "pending"]
     assert _claim(db, "w", T0) == [ids[0], ids[3]]  # at once, before the lease runs out
-
-
-def test_next_due_is_the_earliest_row_no_live_lease_holds(db: Database) -> None:
-    with db.read() as s:
-        assert outbox.next_due(s, T0) is None
-    [soon] = _enqueue(db, 1, due=T0 + timedelta(minutes=5))
-    [later] = _enqueue(db, 1, due=T0 + timedelta(minutes=9), prefix="q")
-    with db.read() as s:
-        assert outbox.next_due(s, T0) == T0 + timedelta(minutes=5)
-    assert _claim(db, "w1", T0 + timedelta(minutes=5)) == [soon]
-    with db.read() as s:
-        assert outbox.next_due(s, T0 + timedelta(minutes=6)) == T0 + timedelta(minutes=9)
-    with db.transaction() as s:
-        outbox.mark_sent(s, [soon], T0)
-        outbox.record_failure(s, later, "550", None)
-    with db.read() as s:
-        assert outbox.next_due(s, T0) is None  # nothing pending
 
 
 # ---------------------------------------------------------------- the admin's view

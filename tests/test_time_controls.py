@@ -19,7 +19,8 @@ from conftest import Clock, accepted
 from sqlmodel import col, select
 
 from pbm.config import Config
-from pbm.runners.timers import tick
+from pbm.refusals import BadRequest, Refused
+from pbm.runners.timer_runner import tick
 from pbm.store.engine import Database
 from pbm.store.tables import Game, OutboxMessage, Vacation
 from pbm.usecases import queries, unit
@@ -27,7 +28,6 @@ from pbm.usecases.auth import ADMIN, Password, Who
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move
 from pbm.usecases.proposals import Accept, Undo
-from pbm.usecases.refusals import BadRequest, Refused
 from pbm.usecases.site import Site
 from pbm.usecases.timers import PauseClocks, ResumeClocks, boards_due
 from pbm.usecases.vacations import GrantVacation, VacationStatus
@@ -286,13 +286,13 @@ def test_vacation_status_tells_the_days_left_and_an_admin_can_grant_more(
     [status] = unit.run(site, VacationStatus(), Who("alice", PW))
     text = flat(status.body)
     assert "alice: 27 of your 30 vacation days for 2025 are left" in text
-    assert "3 taken by the vacation command; 0 spent by themselves" in text
+    assert "Taken so far: 3 days on vacation." in text
     assert "Your clocks stand still until 2025-03-06 09:00 UTC" in text
     [granted] = unit.run(site, GrantVacation("alice", 5), Who("alice", ADMIN))
     assert granted.to == ALICE and "Vacation days left in 2025: 32" in flat(granted.body)
     [status] = unit.run(site, VacationStatus(), Who("alice", PW))
     assert "32 of your 35 vacation days for 2025 are left" in flat(status.body)
-    assert "5 granted to you beside the site's 30" in flat(status.body)
+    assert "The site gives 30 a year; 5 more were granted to you." in flat(status.body)
 
 
 def test_a_board_that_cannot_be_decided_does_not_hold_up_the_others(

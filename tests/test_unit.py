@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import fields
 from datetime import timedelta
 from pathlib import Path
@@ -27,31 +27,8 @@ from sqlmodel import col, select
 import pbm.games
 import pbm.usecases.auth
 from pbm.config import Config, DatabaseConfig
-from pbm.mail.pipeline import error_reply
-from pbm.replies import Reply
-from pbm.store import inbox
-from pbm.store.engine import Database, init_db
-from pbm.store.tables import (
-    ClockPause,
-    Game,
-    Move,
-    OutboxMessage,
-    Player,
-    ProcessedMessage,
-    QueuedMove,
-    Subscription,
-    Vacation,
-)
-from pbm.usecases import queries, unit
-from pbm.usecases.accounts import ChangePassword, Signup
-from pbm.usecases.auth import ByReply, Password, PasswordCheck, Who, hash_password
-from pbm.usecases.challenges import Challenge
-from pbm.usecases.moves import Move as MoveAction
-from pbm.usecases.moves import Resign
-from pbm.usecases.proposals import Accept, Undo
-from pbm.usecases.queue import Queue
-from pbm.usecases.reading import Show
-from pbm.usecases.refusals import (
+from pbm.model import Board
+from pbm.refusals import (
     AlreadyProcessed,
     BadRequest,
     BoardChanged,
@@ -62,12 +39,36 @@ from pbm.usecases.refusals import (
     UserExists,
     WrongPassword,
 )
+from pbm.store import inbox
+from pbm.store.boards import load_boards
+from pbm.store.engine import Database, init_db
+from pbm.store.tables import (
+    ClockPause,
+    Game,
+    Move,
+    MoveTree,
+    OutboxMessage,
+    Player,
+    ProcessedMessage,
+    Subscription,
+    Vacation,
+)
+from pbm.usecases import queries, unit, weblinks
+from pbm.usecases.accounts import ChangePassword, Signup
+from pbm.usecases.answers import Quoted
+from pbm.usecases.auth import ByReply, Password, PasswordCheck, Who, hash_password
+from pbm.usecases.challenges import Challenge
+from pbm.usecases.moves import Move as MoveAction
+from pbm.usecases.moves import Resign
+from pbm.usecases.proposals import Accept, Undo
+from pbm.usecases.queue import CLEAR, Queue
+from pbm.usecases.reading import Show
 from pbm.usecases.site import Site
 from pbm.usecases.talk import Chat, Subscribe
 from pbm.usecases.timers import PauseClocks, ResumeClocks
 from pbm.usecases.vacations import Vacation as GoAway
-from pbm.usecases.vacations import vacation_days
-from pbm.usecases.world import Board, World, load_boards
+from pbm.usecases.vacations import vacation_time
+from pbm.usecases.world import World
 
 ACCASTA = pbm.games.get("accasta")
 PW = Password("pw")
@@ -90,10 +91,10 @@ def request(
     *,
     sender: str | None = None,
     message_id: str | None = None,
-    answer: Callable[[Refused], Sequence[Reply]] | None = None,
+    quoted: Quoted | None = None,
 ) -> unit.Request:
     who = Who(userid, credentials) if userid is not None else None
-    return unit.Request(action, who, sender, message_id, message_id, answer)
+    return unit.Request(action, who, sender, message_id, message_id, quoted)
 
 
 def on_snapshot(site: Site, requests: Sequence[unit.Request]) -> list[unit.Decided]:
@@ -133,7 +134,7 @@ def dump(db: Database) -> dict[str, list[dict[str, Any]]]:
             ],
             "queue": [
                 q.model_dump(exclude={"id"})
-                for q in s.exec(select(QueuedMove).order_by(col(QueuedMove.id)))
+                for q in s.exec(select(MoveTree).order_by(col(MoveTree.id)))
             ],
             "followers": [
                 f.model_dump(exclude={"id"})
@@ -182,7 +183,7 @@ def test_a_move_decided_on_a_snapshot_then_made_meanwhile_is_not_made_twice(
     (out,) = write(site, decided)
     assert isinstance(out.refused, NotYourTurn)
     assert "bob's turn" in out.refused.message
-    assert (out.replies, out.outbox_ids, out.already_done) == ((), [], False)
+    assert (out.replies, out.already_done) == ((), False)
     assert dump(db) == before
     assert moves_played(db, board) == [(1, "alice", False)]
 
@@ -217,14 +218,14 @@ def test_a_queued_answer_written_after_the_snapshot_is_played(
     decided = on_snapshot(site, [request(MoveAction(board, answer), "bob")])
     assert not isinstance(decided[0].decision, Refused)
     queued = now.play(answer)[0].legal_moves()[0]
-    unit.run(site, Queue(board, queued), Who("alice", PW))
+    unit.run(site, Queue(board, (queued,)), Who("alice", PW))
     (out,) = write(site, decided)
     assert out.refused is None
     assert moves_played(db, board) == [(1, "alice", False), (2, "bob", False), (3, "alice", True)]
     to_alice = [r for r in out.replies if r.to == ALICE]
-    assert [r.body.startswith("Your queued move") for r in to_alice] == [True]
+    assert [r.body.startswith("Your conditional tree answered") for r in to_alice] == [True]
     with db.read() as s:
-        assert s.exec(select(QueuedMove)).all() == []
+        assert s.exec(select(MoveTree)).all() == []
 
 
 def test_a_queue_made_and_cleared_meanwhile_changes_nothing_of_the_move(
@@ -236,17 +237,17 @@ def test_a_queue_made_and_cleared_meanwhile_changes_nothing_of_the_move(
     decided = on_snapshot(site, [request(MoveAction(board, answer), "bob")])
     snapshot_decision = decided[0].decision
     assert isinstance(snapshot_decision, unit.Decision)
-    unit.run(site, Queue(board, now.play(answer)[0].legal_moves()[0]), Who("alice", PW))
-    unit.run(site, Queue(board, None), Who("alice", PW))
+    unit.run(site, Queue(board, (now.play(answer)[0].legal_moves()[0],)), Who("alice", PW))
+    unit.run(site, Queue(board, what=CLEAR), Who("alice", PW))
     version = game(db, board).version
     (out,) = write(site, decided)
     assert out.refused is None
     g = game(db, board)
     assert (g.ply, g.version) == (2, version + 1)
     assert moves_played(db, board) == [(1, "alice", False), (2, "bob", False)]
-    # The same mails, decided again.
-    assert [(r.to, r.subject, r.body) for r in out.replies] == [
-        (r.to, r.subject, r.body) for r in snapshot_decision.replies
+    # The same mails, decided again (written, they end with the board's web page).
+    assert [(r.to, r.subject, r.body.split(f"\n\n{weblinks.LEAD}")[0]) for r in out.replies] == [
+        (r.to, r.subject, r.body.rstrip("\n")) for r in snapshot_decision.replies
     ]
 
 
@@ -270,7 +271,7 @@ def test_two_moves_for_one_board_in_one_batch(db: Database, site: Site, board: i
     )
     assert all(r.subject.endswith("bob to move") for r in first.replies)
     assert all(r.subject.endswith("alice to move") for r in second.replies)
-    assert len(first.outbox_ids) == len(second.outbox_ids) == 3
+    assert len(first.replies) == len(second.replies) == 3
     assert {r.to: r.in_reply_to for r in second.replies}[BOB] == "<2@x>"
     with db.read() as s:
         assert inbox.seen(s, "<1@x>") and inbox.seen(s, "<2@x>")
@@ -290,7 +291,7 @@ def test_the_second_of_two_moves_by_one_player_in_a_batch_is_refused(
     assert not any(isinstance(d.decision, Refused) for d in decided)  # both legal on it
     first, second = write(site, decided)
     assert first.refused is None and isinstance(second.refused, NotYourTurn)
-    assert second.outbox_ids == []
+    assert second.replies == ()
     assert moves_played(db, board) == [(1, "alice", False)]
     with db.read() as s:
         assert inbox.seen(s, "<1@x>") and not inbox.seen(s, "<2@x>")
@@ -301,14 +302,11 @@ def test_a_refusal_on_the_snapshot_is_decided_again_after_an_earlier_command(
 ) -> None:
     """alice's challenge, then bob's ``accept 1`` in the same batch: the board starts."""
 
-    def answer(error: Refused) -> list[Reply]:
-        return [error_reply(BOB, error.message, "accasta accept", 1, "accasta")]
-
     decided = on_snapshot(
         site,
         [
             request(Challenge("accasta", "alice", "bob", sender=ALICE), sender=ALICE),
-            request(Accept(1), "bob", sender=BOB, answer=answer),
+            request(Accept(1), "bob", sender=BOB, quoted=Quoted("accasta accept", 1, "accasta")),
         ],
     )
     assert isinstance(decided[1].decision, UnknownBoard)  # no board 1 on the snapshot
@@ -353,7 +351,7 @@ def test_a_password_changed_earlier_in_the_batch_is_checked_again(
     assert isinstance(decided[2].decision, WrongPassword)
     changed, old, new = write(site, decided)
     assert changed.refused is None
-    assert isinstance(old.refused, WrongPassword) and old.outbox_ids == []
+    assert isinstance(old.refused, WrongPassword) and old.replies == ()
     assert new.refused is None and {r.to for r in new.replies} == {BOB, CAROL}
 
 
@@ -390,7 +388,7 @@ def test_a_vacation_decided_on_a_snapshot_then_another_written_keeps_the_allowan
     now = clock.now + timedelta(hours=1)
     running = [v for v in rows if v.starts_at <= now < v.ends_at]
     assert len(running) <= 1, [(v.starts_at, v.ends_at) for v in rows]
-    assert sum(vacation_days(v) for v in rows) <= 30  # type: ignore[arg-type]
+    assert sum((vacation_time(v) for v in rows), timedelta(0)) <= timedelta(days=30)  # type: ignore[arg-type]
     if out.refused is None:  # told what is true: 20 days from now, 10 of 30 left
         (note,) = out.replies
         assert "until 2025-03-21 12:00 UTC" in note.body
@@ -426,21 +424,21 @@ def test_a_remembered_message_id_makes_the_request_already_done(
                 "alice",
                 sender=ALICE,
                 message_id="<d@x>",
-                answer=lambda e: [error_reply(ALICE, e.message, "accasta move", board, "accasta")],
+                quoted=Quoted("accasta move", board, "accasta"),
             ),
         ],
     )
     for out in outcomes:
         assert out.already_done and out.refused is None
-        assert (out.replies, out.outbox_ids) == ((), [])
+        assert out.replies == ()
     assert dump(db) == before
 
 
 def test_one_message_id_twice_in_a_batch_acts_once(db: Database, site: Site, board: int) -> None:
     same = request(MoveAction(board, OPENING), "alice", message_id="<twice@x>")
     first, second = batch(site, [same, same])
-    assert first.refused is None and not first.already_done and len(first.outbox_ids) == 3
-    assert second.already_done and second.outbox_ids == [] and second.refused is None
+    assert first.refused is None and not first.already_done and len(first.replies) == 3
+    assert second.already_done and second.replies == () and second.refused is None
     assert moves_played(db, board) == [(1, "alice", False)]
 
 
@@ -457,7 +455,7 @@ def test_a_refusal_with_an_answer_writes_it_and_remembers_the_mail(
                 "alice",
                 sender=ALICE,
                 message_id="<e@x>",
-                answer=lambda e: [error_reply(ALICE, e.message, command, board, "accasta")],
+                quoted=Quoted(command, board, "accasta"),
             )
         ],
     )
@@ -482,7 +480,7 @@ def test_a_refusal_without_an_answer_changes_nothing(db: Database, site: Site, b
         [request(MoveAction(board, OPENING), "alice", Password("x"), message_id="<f@x>")],
     )
     assert isinstance(out.refused, WrongPassword)
-    assert (out.replies, out.outbox_ids, out.already_done) == ((), [], False)
+    assert (out.replies, out.already_done) == ((), False)
     assert dump(db) == before
     (ok,) = batch(site, [request(MoveAction(board, OPENING), "alice", message_id="<f@x>")])
     assert ok.refused is None and not ok.already_done
@@ -601,7 +599,7 @@ def three_boards(site: Site, clock: Clock) -> list[int]:
     unit.run(site, MoveAction(second, OPENING, comment="hi"), Who("alice", PW))
     reply = ACCASTA.new().play(OPENING)[0]
     queued = reply.play(reply.legal_moves()[0])[0].legal_moves()[0]
-    unit.run(site, Queue(second, queued), Who("alice", PW))
+    unit.run(site, Queue(second, (queued,)), Who("alice", PW))
     unit.run(site, Subscribe(second), Who("carol", PW))
     unit.run(site, GoAway(5), Who("bob", PW))
     unit.run(site, MoveAction(third, OPENING), Who("bob", PW))
@@ -778,7 +776,13 @@ def test_a_locked_out_accounts_password_is_not_checked_at_all(
     """Once wrong passwords have locked alice out, her password commands are refused
     without argon2 work, the right password too: a guesser's mails cost nothing."""
     guesses = [
-        request(Chat(board, "guess"), "alice", Password(f"guess{i}"), answer=lambda e: [])
+        request(
+            Chat(board, "guess"),
+            "alice",
+            Password(f"guess{i}"),
+            sender="x@example.org",
+            quoted=Quoted("accasta chat"),
+        )
         for i in range(site.config.limits.password_failures)
     ]
     for guess in guesses:  # each in a batch of its own: each counted

@@ -19,20 +19,7 @@ from pbm import commands
 from pbm.config import Config
 from pbm.mail.addresses import token_address
 from pbm.mail.message import reply_address
-from pbm.mail.pipeline import error_reply
-from pbm.replies import Reply
-from pbm.store import inbox
-from pbm.store.engine import Database
-from pbm.store.tables import Game, Move, OutboxMessage, Player, ProcessedMessage, Subscription
-from pbm.usecases import queries, unit
-from pbm.usecases.accounts import ChangeAddress, ChangePassword, Signup
-from pbm.usecases.auth import ADMIN, ByReply, Password, Who, verify_password
-from pbm.usecases.challenges import CHALLENGE_DAYS, Challenge, ExpireChallenge, lapsed_challenges
-from pbm.usecases.moves import Move as MoveAction
-from pbm.usecases.moves import Resign
-from pbm.usecases.proposals import Accept, Cancel, Reject, Undo
-from pbm.usecases.reading import ActiveBoards, History, LegalMoves, Show
-from pbm.usecases.refusals import (
+from pbm.refusals import (
     AlreadyProcessed,
     BadRequest,
     BoardChanged,
@@ -48,6 +35,19 @@ from pbm.usecases.refusals import (
     UserExists,
     WrongPassword,
 )
+from pbm.replies import Reply
+from pbm.store import inbox
+from pbm.store.engine import Database
+from pbm.store.tables import Game, Move, OutboxMessage, Player, ProcessedMessage, Subscription
+from pbm.usecases import queries, unit, weblinks
+from pbm.usecases.accounts import ChangeAddress, ChangePassword, ConfirmAddress, Signup
+from pbm.usecases.answers import Quoted
+from pbm.usecases.auth import ADMIN, ByReply, Password, Who, verify_password
+from pbm.usecases.challenges import CHALLENGE_DAYS, Challenge, ExpireChallenge, lapsed_challenges
+from pbm.usecases.moves import Move as MoveAction
+from pbm.usecases.moves import Resign
+from pbm.usecases.proposals import Accept, Cancel, Reject, Undo
+from pbm.usecases.reading import ActiveBoards, History, LegalMoves, Show
 from pbm.usecases.site import Site
 from pbm.usecases.talk import Chat, Subscribe, Unsubscribe
 
@@ -179,9 +179,17 @@ def test_change_address_tells_old_and_new(db: Database, site: Site) -> None:
 
     refused(db, WrongPassword, change(as_("bob", Password("no")), "b2@x.org"))
     refused(db, BadRequest, change(as_("bob"), "nope"))
+    refused(db, BadRequest, change(as_("bob"), "bob@example.org"))
     replies = change(as_("bob"), "b2@x.org")()
     assert isinstance(replies, tuple)
     assert {r.to for r in replies} == {"b2@x.org", "bob@example.org"}
+    # Used once a reply from it confirms it (``ConfirmAddress``): mail goes to the old one.
+    assert queries.player(site, "BOB").email == "bob@example.org"
+    nonce = queries.player(site, "bob").new_email_nonce
+    assert nonce is not None
+    refused(db, WrongPassword, lambda: unit.run(site, ConfirmAddress("bob", "old-nonce")))
+    told = unit.run(site, ConfirmAddress("bob", nonce))
+    assert {r.to for r in told} == {"b2@x.org", "bob@example.org"}
     assert queries.player(site, "BOB").email == "b2@x.org"
 
 
@@ -245,9 +253,11 @@ def test_an_unanswered_challenge_lapses(db: Database, site: Site, clock: Clock) 
     clock.advance(days=CHALLENGE_DAYS, seconds=1)
     with db.read() as s:
         assert lapsed_challenges(s, clock()) == [board]
-    (told,) = unit.run(site, ExpireChallenge(board))
-    assert told.to == ALICE and "did not answer it within 14 days" in told.body
+    told, them = unit.run(site, ExpireChallenge(board))  # both are told
+    assert told.to == ALICE and "did not answer it within 7 days" in told.body
+    assert them.to == "bob@example.org" and "it waited 7 days for your answer" in them.body
     assert game_row(db, board).status == "cancelled"
+    assert game_row(db, board).termination == "lapsed"
     assert unit.run(site, ExpireChallenge(board)) == ()  # twice: nothing
 
 
@@ -289,7 +299,7 @@ def test_challenge_refusals(db: Database, site: Site) -> None:
     refused(db, NotAPlayer, ch(sender=None))
     refused(db, UnknownPlayer, ch(black="zed"))
     refused(db, BadRequest, ch(black="ALICE"))
-    refused(db, BadRequest, ch(game="go"))
+    refused(db, BadRequest, ch(game="shogi"))
     refused(db, BadRequest, ch(variant="giant"))
     refused(db, BadRequest, ch(options={"castle_win": "never"}))
     refused(db, BadRequest, ch(nag_days=0))
@@ -570,7 +580,9 @@ def test_show_history_and_moves_answer_the_sender(db: Database, site: Site, boar
     (legal,) = unit.run(site, LegalMoves(board, carol), sender=carol)
     expected = ACCASTA.load(game_row(db, board).position).legal_moves()
     assert f"{len(expected)} legal moves for Alice (move 3)" in legal.body
-    assert legal.body.split()[-1] == expected[-1]
+    # The last legal move ends the list; below it, the board's page on the web site.
+    listed, link = legal.body.split(f"\n\n{weblinks.LEAD}")
+    assert listed.split()[-1] == expected[-1] and link.strip().endswith(f"/boards/{board}")
     assert len(outbox(db)) == before + 3
     for action in (Show, History, LegalMoves):
         refused(db, UnknownBoard, lambda a=action: unit.run(site, a(board + 5, "x@y.org")))
@@ -596,7 +608,7 @@ def test_games_lists_active_boards(db: Database, site: Site, board: int) -> None
     (all_games,) = unit.run(site, ActiveBoards(alice, game="accasta"), sender=alice)
     assert f"Board {board:>5}" in all_games.body and f"Board {other:>5}" in all_games.body
     refused(db, UnknownPlayer, lambda: unit.run(site, ActiveBoards("a@b.org", "zed")))
-    refused(db, BadRequest, lambda: unit.run(site, ActiveBoards("a@b.org", game="go")))
+    refused(db, BadRequest, lambda: unit.run(site, ActiveBoards("a@b.org", game="shogi")))
 
 
 # ---------------------------------------------------------------- chat and following
@@ -658,8 +670,12 @@ def test_board_mail_layout(db: Database, site: Site, board: int) -> None:
     assert "Forfeit:   2025-03-22 12:00 UTC" in body
     to_alice = next(r for r in replies if r.to == "alice@example.org")
     assert "PASSWORD" not in to_alice.body and "Waiting for bob" in to_alice.body
-    # Each copy is the same mail but for how its reader may reply.
-    assert len({r.body.split("How to reply:")[0] for r in replies}) == 1
+    # Each copy is the same mail but for its diagram, drawn from its reader's side (bob's
+    # turned round: row a at the top, its name at its right end), and how he may reply.
+    assert len({r.body.split("Moves:")[0] for r in replies}) == 1
+    diagrams = {r.to: r.body.split("How to reply:")[0].split("Moves:")[1] for r in replies}
+    assert diagrams["alice@example.org"].index("a --") > diagrams["alice@example.org"].index("g --")
+    assert diagrams["bob@example.org"].index("-- a") < diagrams["bob@example.org"].index("-- g")
     assert len({r.body.split("Started:")[1] for r in replies}) == 1
     assert len({r.subject for r in replies}) == 1
 
@@ -683,9 +699,7 @@ def test_a_refusal_answered_quotes_the_command_and_remembers_the_mail(
             sender="alice@example.org",
             in_reply_to=message_id,
             message_id=message_id,
-            answer_refusal=lambda e: [
-                error_reply("alice@example.org", e.message, command, 1, "accasta")
-            ],
+            quoted=Quoted(command, 1, "accasta"),
         )
 
     def carry_out(message_id: str) -> unit.Outcome:
@@ -702,10 +716,10 @@ def test_a_refusal_answered_quotes_the_command_and_remembers_the_mail(
     assert "> accasta move 1 alice x a1" in reply.body and "Wrong password" in reply.body
     assert "Nothing was changed." in reply.body
     assert reply.in_reply_to == "<e@x>"
-    assert outbox(db)[-1].is_error and outbox(db)[-1].id == first.outbox_ids[0]
+    assert outbox(db)[-1].is_error and outbox(db)[-1].body == reply.body
     before = snapshot(db)
     again = carry_out("<e@x>")  # the same mail once more: not answered again
-    assert again.already_done and again.replies == () and again.outbox_ids == []
+    assert again.already_done and again.replies == ()
     assert snapshot(db) == before
 
 
@@ -728,7 +742,7 @@ def help_request(line: str, sender: str) -> tuple[Any, Who | None]:
 
 
 def test_help_and_rules(db: Database, site: Site) -> None:
-    sender = "x@y.org"
+    sender = "alice@example.org"  # a player's: a stranger gets one answer a day
     action, who = help_request("help", sender)
     (general,) = unit.run(site, action, who, sender=sender, message_id="<h@x>")
     assert general.to == sender and general.subject == "pbm - help"
@@ -739,8 +753,8 @@ def test_help_and_rules(db: Database, site: Site) -> None:
     (rules,) = unit.run(site, action, who, sender=sender)
     assert rules.body == ACCASTA.help_text() and rules.subject == "Accasta - help"
     with pytest.raises(commands.CommandError) as info:  # refused as the line is read
-        help_request("help go", sender)
-    assert "There is no game 'go' here" in str(info.value)
+        help_request("help shogi", sender)
+    assert "There is no game 'shogi' here" in str(info.value)
     with db.read() as s:
         assert inbox.seen(s, "<h@x>") and not inbox.seen(s, "<other@x>")
 

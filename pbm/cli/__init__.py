@@ -13,6 +13,7 @@ from pbm import version
 from pbm.cli import (
     admin,
     backup,
+    events,
     inbox,
     outbox,
     play,
@@ -53,3 +54,4 @@ admin.register(main)
 main.add_command(players.player)
 play.register(main)  # after admin: it adds `vacation` to the player group; backup to db
 backup.register(main)
+events.register(main)

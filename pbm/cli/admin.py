@@ -27,13 +27,18 @@ from pbm.cli.site import (
     readable_by_others,
 )
 from pbm.mail.controls import strip_controls
+from pbm.model import BoardStatus
 from pbm.store.engine import head_revision, init_db, shown_url
 from pbm.store.engine import upgrade as upgrade_db
 from pbm.usecases import challenges, moves, proposals, queries, records, unit
 from pbm.usecases.auth import ADMIN, Who
-from pbm.usecases.boardmail import BoardView, render_board_text
+from pbm.usecases.boardtext import render_board_text
+from pbm.usecases.boardview import BoardView
 
 # ---------------------------------------------------------------- init, db
+
+
+PORT = click.IntRange(1, 65535)
 
 
 @click.command()
@@ -43,23 +48,58 @@ from pbm.usecases.boardmail import BoardView, render_board_text
     default=None,
     help="server.data_dir: the folder of the SQLite file and the outbox (default: data).",
 )
+@click.option(
+    "--smtp-port",
+    type=PORT,
+    default=None,
+    help="Listen for mail on 127.0.0.1:PORT (smtp.listen; default: 2525).",
+)
+@click.option(
+    "--web-port",
+    type=PORT,
+    default=None,
+    help="The web site on 127.0.0.1:PORT (web.listen; default: 8080).",
+)
 @click.pass_context
-def init(ctx: click.Context, address: str | None, data_dir: str | None) -> None:
-    """Create the config file (mode 0600: it holds mail.secret; kept if there) and the database."""
+def init(
+    ctx: click.Context,
+    address: str | None,
+    data_dir: str | None,
+    smtp_port: int | None,
+    web_port: int | None,
+) -> None:
+    """Write the config file (mode 0600) and create the database.
+
+    The config file holds a fresh mail.secret; one that is there already is kept as it
+    is, and the database is created or upgraded.
+    """
     path = located(ctx).path
     if path.exists():
         click.echo(f"config: {path} (kept)")
+        given = [f"--{n}" for n, v in (("smtp-port", smtp_port), ("web-port", web_port)) if v]
+        if given:
+            click.echo(
+                f"warning: {' and '.join(given)} not written: {path} is kept as it is "
+                "(edit smtp.listen and web.listen in it)",
+                err=True,
+            )
     else:
         text = config_mod.default_file_text(
             config_mod.new_secret(),
             address or config_mod.MailConfig.address,
             data_dir or config_mod.ServerConfig.data_dir,
+            f"127.0.0.1:{smtp_port}" if smtp_port else config_mod.SmtpConfig.listen,
+            f"127.0.0.1:{web_port}" if web_port else config_mod.WebConfig.listen,
         )
         config_mod.write_new_file(path, text)
         click.echo(f"config: {path} (new, with a fresh mail.secret)")
     cfg = load_config(ctx)
     init_db(cfg).close()
     click.echo(f"database: {shown_url(cfg)} (at revision {head_revision()})")
+    if cfg.smtp.listen:
+        click.echo(f"mail: {cfg.smtp.protocol.upper()} on {cfg.smtp.listen} (smtp.listen)")
+    if cfg.web.listen:
+        click.echo(f"web site: http://{cfg.web.listen}/ (web.listen); mails link to {cfg.web.base}")
     for warning in readable_by_others(cfg):
         click.echo(warning, err=True)
 
@@ -132,11 +172,11 @@ def game_create(
         click.echo(replies[0].board)
 
 
-@game.command("list")
+@game.command("list", short_help="The boards as a table, filtered.")
 @click.option(
     "--status",
-    type=click.Choice(["waiting", "active", "finished", "cancelled", "all"]),
-    default="active",
+    type=click.Choice([*(s.value for s in BoardStatus), "all"]),
+    default=BoardStatus.ACTIVE.value,
     show_default=True,
 )
 @click.option("--player", "userid", default=None, help="Only boards of this player.")
@@ -156,7 +196,7 @@ def game_list(
 
 def _board_row(b: Mapping[str, object]) -> tuple[object, ...]:
     last = b["last_move_at"]
-    if b["status"] == "waiting":
+    if b["status"] == BoardStatus.WAITING:
         to_move = f"(challenge to {b['to_move']})"
     else:
         to_move = str(b["to_move"] or f"{b['status']} {b['result'] or ''}".strip())
@@ -198,7 +238,7 @@ def game_move(ctx: click.Context, board: int, userid: str, move: str, comment: s
 
 
 def _state_line(view: BoardView) -> str:
-    if view.status == "active":
+    if view.status == BoardStatus.ACTIVE:
         return f"{view.to_move_name} to move"
     return f"{view.status} {view.result or ''} {view.termination or ''}".strip()
 
@@ -261,12 +301,26 @@ def archive(ctx: click.Context, out_dir: str | None, fmt: str, since: str | None
                 written.append(arch)
         for a in written:
             click.echo(str(a.path))
-        for title, numbers in lacking.items():
+        unfit = "; ".join(
+            f"{title} has no {fmt} records (board{'s' if len(numbers) > 1 else ''} "
+            f"{', '.join(numbers)})"
+            for title, numbers in lacking.items()
+        )
+        if lacking and not written:  # the format fits none of them: a mistake, said so
+            raise click.ClickException(
+                f"no game archived as {fmt}: {unfit}; formats: {records.formats_words()}"
+            )
+        if lacking:
+            click.echo(f"not archived as {fmt}: {unfit}", err=True)
+        if not boards:
+            after = f" since {since}" if since else ""
             click.echo(
-                f"{title} has no {fmt} record format: board(s) {', '.join(numbers)} not archived",
+                f"0 games archived: every game that ended{after} has its {fmt} record in "
+                f"{out} already",
                 err=True,
             )
-        click.echo(f"{len(written)} game(s) archived in {out}", err=True)
+        else:
+            click.echo(f"{len(written)} game(s) archived in {out}", err=True)
 
 
 def register(main: click.Group) -> None:

@@ -12,7 +12,7 @@ from pbm.store.backup import backup as backup_database
 from pbm.store.engine import shown_url, url_of
 
 
-@click.command("backup")
+@click.command("backup", short_help="A consistent copy of the SQLite database in FILE.")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.pass_context
 def backup(ctx: click.Context, file: Path) -> None:

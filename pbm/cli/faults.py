@@ -16,8 +16,8 @@ import click
 from sqlalchemy import exc as sa_exc
 
 from pbm.config import Config, ConfigError
+from pbm.refusals import Refused, UnknownPlayer
 from pbm.store.engine import shown_url, url_of
-from pbm.usecases.refusals import Refused
 
 POSTGRES_DRIVER = "psycopg"
 
@@ -53,6 +53,8 @@ def describe(exc: BaseException, cfg: Config | None) -> str | None:
         return None
     if isinstance(exc, ConfigError):
         return str(exc)
+    if isinstance(exc, UnknownPlayer) and exc.userid:  # a player's words are for mail
+        return f"There is no player {exc.userid!r}; add one with: pbm player add {exc.userid} EMAIL"
     if isinstance(exc, Refused):
         return exc.message
     if isinstance(exc, sa_exc.DBAPIError):

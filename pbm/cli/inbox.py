@@ -16,7 +16,7 @@ def inbox() -> None:
     """Received mail: waiting, acted on, ignored, or set aside (failed)."""
 
 
-@inbox.command("list")
+@inbox.command("list", short_help="Received mails: when, who sent them, their status.")
 @click.option(
     "--status",
     type=click.Choice([*queue.STATUSES, "all"]),
@@ -45,7 +45,7 @@ def list_command(ctx: click.Context, status: str, limit: int, as_json: bool) -> 
         click.echo(f"{row.id:>6}  {when}  {row.status:<7} {row.attempts}  {sender}  {note}")
 
 
-@inbox.command("retry")
+@inbox.command("retry", short_help="Work mails set aside (failed) out again.")
 @click.argument("ids", nargs=-1, type=int, required=True)
 @click.pass_context
 def retry_command(ctx: click.Context, ids: tuple[int, ...]) -> None:

@@ -63,7 +63,7 @@ def outbox() -> None:
     """The replies waiting to be sent, sent, or failed."""
 
 
-@outbox.command("list")
+@outbox.command("list", short_help="The replies: status, attempts, recipient, subject.")
 @click.option(
     "--status",
     type=click.Choice([*queue.STATUSES, "all"]),
@@ -87,7 +87,7 @@ def list_command(ctx: click.Context, status: str, as_json: bool) -> None:
         click.echo(line)
 
 
-@outbox.command("retry")
+@outbox.command("retry", short_help="Send failed (or waiting) replies again now.")
 @click.argument("ids", nargs=-1, type=int)
 @click.option("--all-failed", is_flag=True, help="Requeue every failed row.")
 @click.pass_context

@@ -15,7 +15,7 @@ import click
 
 from pbm.cli.output import emit, json_option
 from pbm.cli.site import NOW_HELP, open_site, parse_now
-from pbm.runners.timers import tick as run_tick
+from pbm.runners.timer_runner import tick as run_tick
 from pbm.usecases import queries, unit
 from pbm.usecases.auth import ADMIN, Who
 from pbm.usecases.text import fmt_time
@@ -23,7 +23,7 @@ from pbm.usecases.timers import PauseClocks, ResumeClocks
 from pbm.usecases.vacations import GrantVacation, Vacation
 
 
-@click.command()
+@click.command(short_help="Run the clocks once: reminders, losses on time.")
 @click.option("--now", "now_text", default=None, metavar="ISO-TIME", help=NOW_HELP)
 @click.pass_context
 def tick(ctx: click.Context, now_text: str | None) -> None:
@@ -39,7 +39,7 @@ def clock_group() -> None:
     """Stop and restart every clock (a site outage)."""
 
 
-@clock_group.command("pause")
+@clock_group.command("pause", short_help="Stop every clock until `pbm clock resume`.")
 @click.option("--now", "now_text", default=None, metavar="ISO-TIME", help=NOW_HELP)
 @click.pass_context
 def clock_pause(ctx: click.Context, now_text: str | None) -> None:
@@ -70,25 +70,27 @@ def clock_status(ctx: click.Context) -> None:
         click.echo("clocks running" if since is None else f"clocks stopped since {fmt_time(since)}")
 
 
-@click.command()
+@click.command(short_help="The rating lists, best first.")
 @click.option("--game", "game_name", default=None, help="Only this game.")
 @click.option("--variant", default=None, help="Only this variant.")
 @json_option
 @click.pass_context
 def ratings(ctx: click.Context, game_name: str | None, variant: str | None, as_json: bool) -> None:
-    """The rating lists, best first (provisional: fewer than 20 rated games)."""
+    """The rating lists, best first (provisional: fewer than 20 rated games): Elo, and
+    Glicko-2 with its deviation (rated at the end of each day, UTC)."""
     with open_site(ctx) as site:
         records = [dataclasses.asdict(r) for r in queries.standings(site, game_name, variant)]
-    headers = ("game", "variant", "rank", "player", "rating", "games", "provisional")
+    headers = ("game", "variant", "rank", "player", "rating", "games", "provisional", "glicko-2")
     emit(records, as_json, headers, _rating_row, empty="no rated games")
 
 
 def _rating_row(r: Mapping[str, object]) -> tuple[object, ...]:
     keys = ("game", "variant", "rank", "player", "rating", "games")
-    return (*(r[k] for k in keys), "yes" if r["provisional"] else "")
+    glicko = f"{r['glicko']} (RD {r['deviation']})" if r["glicko"] is not None else "-"
+    return (*(r[k] for k in keys), "yes" if r["provisional"] else "", glicko)
 
 
-@click.command("vacation")
+@click.command("vacation", short_help="Send UID on vacation, bring him back, grant days.")
 @click.argument("userid", metavar="UID")
 @click.argument("days", metavar="DAYS|off", required=False)
 @click.option(

@@ -1,5 +1,6 @@
-"""``pbm player``: accounts for the admin: add, password, list, and what holds one back
-(``show``: a password lockout, answers held by the limits; ``unlock`` lifts them)."""
+"""``pbm player``: accounts for the admin: add, password, list, how his mail comes
+(``format``, ``notify``), and what holds one back (``show``: a password lockout, answers
+held by the limits; ``unlock`` lifts them)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pbm.mail.controls import one_line
 from pbm.usecases import queries, unit
 from pbm.usecases.accounts import ChangePassword, SetFormat, Signup
 from pbm.usecases.auth import ADMIN, Who
+from pbm.usecases.digests import SetNotify
 from pbm.usecases.locks import Unlock
 
 
@@ -43,7 +45,7 @@ def player_add(ctx: click.Context, userid: str, email: str, name: str, password:
         click.echo(f"player {userid} added")
 
 
-@player.command("password")
+@player.command("password", short_help="Set UID's password; he is told by mail.")
 @click.argument("userid")
 @click.option(
     "--password",
@@ -60,7 +62,7 @@ def player_password(ctx: click.Context, userid: str, password: str) -> None:
         click.echo(f"password of {userid} set")
 
 
-@player.command("show")
+@player.command("show", short_help="UID's account, password lockout and held answers.")
 @click.argument("userid")
 @click.option("--now", "now_text", default=None, metavar="ISO-TIME", help=NOW_HELP)
 @click.pass_context
@@ -71,7 +73,7 @@ def player_show(ctx: click.Context, userid: str, now_text: str | None) -> None:
             click.echo(line)
 
 
-@player.command("unlock")
+@player.command("unlock", short_help="Lift UID's lockout; send the answers held for him.")
 @click.argument("userid")
 @click.option("--now", "now_text", default=None, metavar="ISO-TIME", help=NOW_HELP)
 @click.pass_context
@@ -82,7 +84,7 @@ def player_unlock(ctx: click.Context, userid: str, now_text: str | None) -> None
         click.echo(f"player {userid} unlocked")
 
 
-@player.command("format")
+@player.command("format", short_help="Mail to UID with a board picture, or text only.")
 @click.argument("userid")
 @click.argument("fmt", metavar="html|text", type=click.Choice(["html", "text"]))
 @click.pass_context
@@ -91,6 +93,20 @@ def player_format(ctx: click.Context, userid: str, fmt: str) -> None:
     with open_site(ctx) as site:
         unit.run(site, SetFormat(fmt), Who(userid, ADMIN))
         click.echo(f"player {userid}: {fmt}")
+
+
+@player.command("notify")
+@click.argument("userid")
+@click.argument("how", metavar="each|digest HH:MM[,HH:MM] [TIMEZONE]", nargs=-1, required=True)
+@click.option("--now", "now_text", default=None, metavar="ISO-TIME", help=NOW_HELP)
+@click.pass_context
+def player_notify(
+    ctx: click.Context, userid: str, how: tuple[str, ...], now_text: str | None
+) -> None:
+    """How UID's board mails come: each (one a move) or a digest at set times."""
+    with open_site(ctx, parse_now(now_text) if now_text else None) as site:
+        unit.run(site, SetNotify(" ".join(how)), Who(userid, ADMIN))
+        click.echo(f"player {userid}: {' '.join(how)}")
 
 
 @player.command("list")

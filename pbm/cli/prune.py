@@ -29,7 +29,7 @@ def describe(pruned: store_prune.Pruned) -> str:
     )
 
 
-@click.command()
+@click.command(short_help="Erase old received mail and sent reply bodies.")
 @click.option("--now", "now_text", default=None, metavar="ISO-TIME", help=NOW_HELP)
 @click.pass_context
 def prune(ctx: click.Context, now_text: str | None) -> None:

@@ -19,7 +19,7 @@ import click
 
 from pbm import config as config_mod
 from pbm.store.engine import Database, current_revision, head_revision, shown_url
-from pbm.usecases.site import Site, utc_now
+from pbm.usecases.site import TIME_RANGE, Site, in_range, utc_now
 
 NOW_HELP = "Act as if it were this time (ISO 8601, UTC unless a zone is given)."
 
@@ -60,15 +60,27 @@ def load_config(ctx: click.Context) -> config_mod.Config:
     return cfg
 
 
+class BadTime(click.ClickException):
+    """A time option that is no time pbm takes: one line on stderr, exit status 2 (click's
+    status for a bad parameter)."""
+
+    exit_code = 2
+
+
 def parse_time(value: str, option: str, example: str = "2025-03-08T12:00") -> datetime:
-    """An ISO 8601 time or date given on the command line, in UTC (UTC when it has no zone)."""
+    """An ISO 8601 time or date given on the command line, in UTC (UTC when it has no zone),
+    within the years pbm takes (``usecases.site.TIME_RANGE``)."""
     try:
         t = datetime.fromisoformat(value)
     except ValueError:
-        raise click.BadParameter(
-            f"{value!r}: write a time as {example} (ISO 8601)", param_hint=option
-        ) from None
-    return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
+        raise BadTime(f"{option} {value!r}: write a time as {example} (ISO 8601)") from None
+    try:
+        t = t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00+01:00 is before the first year in UTC
+        raise BadTime(f"{option} {value!r}: {TIME_RANGE}") from None
+    if not in_range(t):
+        raise BadTime(f"{option} {value!r}: {TIME_RANGE}")
+    return t
 
 
 def parse_now(value: str | None) -> datetime:
@@ -76,11 +88,33 @@ def parse_now(value: str | None) -> datetime:
     return datetime.now(UTC) if value is None else parse_time(value, "--now")
 
 
+def no_config_found(cfg: config_mod.Config) -> str | None:
+    """Where the config was looked for, in words, when none was found (none named: a named
+    one that is missing is an error of its own); None when there is one."""
+    if cfg.path is not None and cfg.path.exists():
+        return None
+    looked = " and ".join(str(p.absolute()) for p in config_mod.SEARCH_PATH)
+    return f"no pbm.toml found (looked for {looked}; --config FILE or $PBM_CONFIG names one)"
+
+
+def not_initialised(cfg: config_mod.Config, what: str) -> click.ClickException:
+    """``what`` is missing (the database, ``mail.secret``): run ``pbm init``; first of all,
+    when no config file was found, where it was looked for (pbm run in another folder
+    than the site's, say)."""
+    missing = no_config_found(cfg)
+    if missing is None:
+        return click.ClickException(f"{what}: run `pbm init` first")
+    return click.ClickException(
+        f"{missing}, and {what}: run pbm in the folder of its pbm.toml, or `pbm init` to "
+        "make one here"
+    )
+
+
 def check_revision(db: Database, cfg: config_mod.Config) -> None:
     """A database without pbm's schema, or at another revision, is a clear error."""
     revision = current_revision(db)
     if revision is None:
-        raise click.ClickException(f"no pbm database at {shown_url(cfg)}: run `pbm init` first")
+        raise not_initialised(cfg, f"no pbm database at {shown_url(cfg)}")
     if revision != head_revision():
         raise click.ClickException(
             f"the database at {shown_url(cfg)} is at revision {revision}, this pbm needs "
@@ -95,9 +129,7 @@ def open_database(ctx: click.Context, *, schema: bool = True) -> Iterator[Databa
     try:
         db = Database.open(cfg, create=False)
     except FileNotFoundError:
-        raise click.ClickException(
-            f"no pbm database at {shown_url(cfg)}: run `pbm init` first"
-        ) from None
+        raise not_initialised(cfg, f"no pbm database at {shown_url(cfg)}") from None
     try:
         if schema:
             check_revision(db, cfg)

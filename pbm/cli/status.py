@@ -1,9 +1,10 @@
 """``pbm status``: the version, the database and the queues; exit 1 when something is wrong.
 
 For monitoring: the exit status is 0 while mail is acted on and sent in time
-(``status.max_wait_minutes``) and no reply was given up on lately
-(``status.failed_within_hours``), 1 otherwise (and for a database that
-cannot be read). ``--json`` prints the same as one JSON object.
+(``status.max_wait_minutes``), no reply was given up on lately
+(``status.failed_within_hours``) and the web site (``web.listen``) answers, 1
+otherwise (and for a database that cannot be read). ``--json`` prints the same as
+one JSON object.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import click
 from pbm import version
 from pbm.cli.output import dumps
 from pbm.cli.site import NOW_HELP, load_config, open_database, parse_now
+from pbm.model import MailStatus
 from pbm.store import health
 from pbm.store.engine import head_revision, shown_url
 
@@ -28,7 +30,7 @@ def report(
             "waiting": h.waiting,
             "oldest_waiting": h.oldest_waiting,
             "oldest_waiting_minutes": health.minutes(h.oldest_waiting, now),
-            **{status: n for status, n in sorted(h.inbox.items()) if status != "new"},
+            **{status: n for status, n in sorted(h.inbox.items()) if status != MailStatus.NEW},
         },
         "outbox": {
             "pending": h.outbox.get("pending", 0),
@@ -72,7 +74,7 @@ def lines(data: dict[str, object], hours: int) -> list[str]:
     ]
 
 
-@click.command()
+@click.command(short_help="The queues and what is wrong; exit 1 when something is.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--now", "now_text", default=None, metavar="ISO-TIME", help=NOW_HELP)
 @click.pass_context
@@ -88,6 +90,9 @@ def status(ctx: click.Context, as_json: bool, now_text: str | None) -> None:
         )
         h = health.read(session, now - timedelta(hours=hours), now, lockout)
     found = health.problems(h, now, cfg.status.max_wait_minutes, hours)
+    web = health.web_problem(cfg.web.listen)
+    if web is not None:
+        found.append(web)
     data = {
         "version": version(),
         "database": shown_url(cfg),

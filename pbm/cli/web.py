@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 
 import click
 import uvicorn
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from pbm.cli.serve import taken_hint
 from pbm.cli.site import load_config, open_site
+from pbm.runners import website
+from pbm.runners.listener import CannotListen
 from pbm.runners.logs import configure_logging
+from pbm.web.connections import GuardedH11
 
 IDLE_SECONDS = 5
 # Below the mail (nice 0), above the computer player (19): on a machine the two
@@ -19,26 +21,25 @@ IDLE_SECONDS = 5
 NICENESS = 10
 
 
-class QuietCutOff(H11Protocol):
-    """uvicorn's HTTP/1.1, except that a connection that never asks anything is closed
-    after the keep-alive time, as one is that asks nothing more (uvicorn waits forever)."""
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self.timeout_keep_alive_task = self.loop.call_later(
-            self.timeout_keep_alive, self.timeout_keep_alive_handler
-        )
-
-
 @click.command()
+@click.option(
+    "--fd",
+    type=click.IntRange(min=0),
+    default=None,
+    hidden=True,
+    help="Serve on this listening socket, inherited (pbm serve binds web.listen itself).",
+)
 @click.pass_context
-def web(ctx: click.Context) -> None:
-    """Serve the read-only web site on web.listen (boards, players, ratings, archive)."""
+def web(ctx: click.Context, fd: int | None) -> None:
+    """Serve the read-only web site on web.listen."""
     cfg = load_config(ctx)
     configure_logging(cfg.server.log_level)
-    host, _, port = cfg.web.listen.rpartition(":")
-    if not host or not port.isdigit():
-        raise click.ClickException(f"web.listen must be HOST:PORT, not {cfg.web.listen!r}")
+    if fd is None:
+        try:
+            sock = website.bind(cfg.web)  # a port another program holds: one line, status 1
+        except CannotListen as exc:
+            raise click.ClickException(taken_hint(exc, cfg)) from None
+        fd = sock.fileno()
     with open_site(ctx):
         pass  # there, and at the newest revision: each worker opens its own connections
     if cfg.path is not None:
@@ -48,14 +49,17 @@ def web(ctx: click.Context) -> None:
         "pbm.web.app:from_environment",
         factory=True,
         workers=cfg.web.workers,
-        host=host.strip("[]"),
-        port=int(port),
+        # The socket bound at web.listen, by this process or by pbm serve (which keeps
+        # it while the site is started again): uvicorn serves on it, binds nothing.
+        fd=fd,
         log_level=cfg.server.log_level.lower(),
         access_log=False,
         server_header=False,
         # Slow and idle clients cost a socket each, never the mail (another process);
-        # one that says nothing is cut off after IDLE_SECONDS.
-        http=QuietCutOff,
+        # one that says nothing is cut off after IDLE_SECONDS, one whose headers take
+        # longer than web.header_timeout_seconds then, and one address holds at most
+        # web.connections_per_address (pbm.web.connections).
+        http=GuardedH11,
         timeout_keep_alive=IDLE_SECONDS,
         limit_concurrency=4096,
         h11_max_incomplete_event_size=16 * 1024,

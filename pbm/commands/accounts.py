@@ -71,7 +71,7 @@ COMMANDS = (
         ("vacation",),
         (USERID, PASSWORD, DAYS),
         "stop your clocks on every board for DAYS days (a yearly allowance); off: back "
-        "early; status: the days left",
+        "early (only the hours away count); status: the days left",
         _vacation,
     ),
 )

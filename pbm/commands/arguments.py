@@ -11,6 +11,8 @@ import re
 from typing import Any
 
 from pbm.commands.grammar import NUMBER, Arg, Reader, bare, days, listed
+from pbm.commands.spelling import closest
+from pbm.usecases.schedule import BadSchedule, read_schedule
 
 # A move with its optional guard: "a1:C-d1#7". The last "#" is the guard's: a "#"
 # with nothing after it is a move's own (a mate sign, "Qxf7#").
@@ -61,9 +63,29 @@ def move_and_guard(reader: Reader, text: str) -> dict[str, Any]:
     return {"move": m.group("move"), "expect": int(number)}
 
 
+def _phrase(reader: Reader, first: str) -> str:
+    """``first`` and the words after it up to a ``#N`` or ``claim``, when the game reads
+    them together as one move (``g 7``, ``dead D4 E5``: ``Reader.phrases``); else
+    ``first`` alone."""
+    rest = []
+    for word in reader.words[reader.pos :]:
+        if word.startswith("#") or word.lower() == "claim":
+            break
+        rest.append(word)
+    if reader.phrases is None or not rest:
+        return first
+    text = " ".join([first, *rest])
+    guarded = _GUARDED.fullmatch(text)
+    probe = guarded.group("move") if guarded is not None and guarded.group("n") else text
+    if not reader.phrases(bare(probe)):
+        return first
+    reader.pos += len(rest)
+    return text
+
+
 def _move(reader: Reader) -> dict[str, Any]:
     # "a1:C+b2." and "e4!": a sentence's punctuation is no part of the move.
-    written = reader.word("MOVE")
+    written = _phrase(reader, reader.word("MOVE"))
     values = move_and_guard(reader, bare(written) or written)
     if (reader.peek() or "").lower() == "claim":
         reader.word("claim")
@@ -72,15 +94,34 @@ def _move(reader: Reader) -> dict[str, Any]:
 
 
 def _queued(reader: Reader) -> dict[str, Any]:
-    move = reader.word("MOVE")
-    if move.lower() == "clear":
-        return {"clear": True}
-    if _guard(move):
+    if not reader.more():
+        return {}  # the lines follow, one a line, below the command
+    word = reader.peek() or ""
+    if word.lower() in ("clear", "show") and len(reader.words) == reader.pos + 1:
+        reader.word("clear|show")
+        return {"clear": True} if word.lower() == "clear" else {"show": True}
+    if _guard(word):
         raise reader.fail("A queued move takes no #N.")
-    if (reader.peek() or "").lower() == "if":
-        reader.word("if")
-        return {"move": move, "if_move": reader.word("OPPONENT-MOVE")}
-    return {"move": move}
+    line = reader.rest()
+    if line.lower().split()[-1] in ("if", "then"):
+        raise reader.fail(f"The line ends with {line.split()[-1]!r}: a move must follow it.")
+    return {"move": line}
+
+
+def _notify(reader: Reader) -> dict[str, Any]:
+    how = reader.word("each|digest").lower()
+    if how == "each":
+        return {"notify": "each"}
+    if how != "digest":
+        raise reader.fail(f"notify takes each or digest, not {how!r}.")
+    words = []
+    while reader.more():
+        words.append(reader.word("HH:MM"))
+    try:
+        schedule = read_schedule(words)
+    except BadSchedule as exc:
+        raise reader.fail(str(exc)) from None
+    return {"notify": f"digest {schedule.times_text} {schedule.zone}"}
 
 
 def _days_or_off(reader: Reader) -> dict[str, Any]:
@@ -144,7 +185,9 @@ def _game(reader: Reader) -> dict[str, Any]:
     if name.lower() == "computer":
         return {"topic": "computer"}  # help computer: the computer player
     if name.lower() not in reader.games:
-        raise reader.fail(f"There is no game {name!r} here; games: {listed(reader.games)}.")
+        near = closest(name, reader.games)
+        meant = f" Did you mean {near}?" if near else ""
+        raise reader.fail(f"There is no game {name!r} here; games: {listed(reader.games)}.{meant}")
     return {"game": name.lower()}
 
 
@@ -163,7 +206,8 @@ OPTIONAL_USERID = _optional("USERID", "userid")
 USERID1 = _word("USERID1", "userid")
 USERID2 = _word("USERID2", "userid2")
 MOVE = Arg("MOVE[#N]", _move)
-QUEUED = Arg("MOVE [if OPPONENT-MOVE]", _queued)
+QUEUED = Arg("[MOVE if THEIR-MOVE|if THEIR-MOVE then MOVE...|show|clear]", _queued)
+NOTIFY = Arg("each|digest HH:MM[,HH:MM] [TIMEZONE]", _notify)
 DAYS = Arg("DAYS|off|status", _days_or_off)
 
 

@@ -1,12 +1,14 @@
-"""Board commands: challenge, move, resign, claim, draw, undo, accept, reject, cancel, queue."""
+"""Board commands: challenge, move, resign, claim, draw, undo, accept, reject, cancel, queue,
+rematch."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from pbm import verbs
 from pbm.commands.arguments import BOARD, MOVE, OPTIONS, PASSWORD, QUEUED, USERID, USERID1, USERID2
-from pbm.commands.grammar import Args, Built, Command, Context
-from pbm.usecases import challenges, moves, proposals, queue
+from pbm.commands.grammar import Args, Built, Command, Context, reply_command
+from pbm.usecases import challenges, moves, proposals, queue, rematch
 from pbm.usecases.unit import Action
 
 PLAYER = (BOARD, USERID, PASSWORD)  # who acts on which board: given by a reply address
@@ -39,8 +41,18 @@ def _move(args: Args, ctx: Context) -> Built:
 
 
 def _queue(args: Args, ctx: Context) -> Built:
-    move = None if args.clear else args.move
-    return queue.Queue(ctx.board(args), move, args.if_move), ctx.who(args)
+    board, who = ctx.board(args), ctx.who(args)
+    if args.clear or args.show:
+        return queue.Queue(board, what=queue.CLEAR if args.clear else queue.SHOW), who
+    # The lines of a tree: the rest of the command's line, and those below it that
+    # begin with "if" (the rest of the mail is a comment).
+    below = [ln.strip() for ln in ctx.comment.splitlines() if ln.strip().lower().startswith("if ")]
+    lines = ([args.move] if args.move else []) + below
+    return queue.Queue(board, tuple(lines)), who
+
+
+def _rematch(args: Args, ctx: Context) -> Built:
+    return rematch.Rematch(ctx.board(args), ctx.comment), ctx.who(args)
 
 
 def _on_board(make: Callable[[int], Action]) -> Callable[[Args, Context], Built]:
@@ -65,74 +77,14 @@ COMMANDS = (
         _challenge,
         per_game=True,
     ),
-    Command(
-        ("move",),
-        (*PLAYER, MOVE),
-        "play MOVE (with #N: only as move N; MOVE claim: claim a draw after it)",
-        _move,
-        per_game=True,
-        by_reply=True,
-        reply_shown="MOVE[#N]",
-        reply_note="or: move MOVE[#N]",
-    ),
-    Command(("resign",), PLAYER, "give up", _resign, per_game=True, by_reply=True),
-    Command(
-        ("undo",),
-        PLAYER,
-        "ask to take back your last move",
-        _on_board(proposals.Undo),
-        per_game=True,
-        by_reply=True,
-    ),
-    Command(
-        ("accept",),
-        PLAYER,
-        "accept a challenge; agree to your opponent's undo request or draw offer",
-        _on_board(proposals.Accept),
-        per_game=True,
-        by_reply=True,
-    ),
-    Command(
-        ("reject", "decline"),
-        PLAYER,
-        "decline a challenge; refuse an undo request or draw offer",
-        _on_board(proposals.Reject),
-        per_game=True,
-        by_reply=True,
-    ),
-    Command(
-        ("cancel",),
-        PLAYER,
-        "cancel a board (at once before any move, else when both ask)",
-        _on_board(proposals.Cancel),
-        per_game=True,
-        by_reply=True,
-    ),
-    Command(
-        ("draw",),
-        PLAYER,
-        "offer a draw (games with draws)",
-        _on_board(proposals.OfferDraw),
-        per_game=True,
-        by_reply=True,
-    ),
-    Command(
-        ("claim",),
-        PLAYER,
-        "claim a draw the rules allow (threefold repetition...)",
-        _on_board(moves.Claim),
-        per_game=True,
-        by_reply=True,
-    ),
-    Command(
-        ("queue",),
-        (*PLAYER, QUEUED),
-        "a move played the moment your opponent moves (only if he plays OPPONENT-MOVE); "
-        "several are alternatives, in order; clear: forget them",
-        _queue,
-        per_game=True,
-        by_reply=True,
-        note="or: ... clear",
-        reply_note="or: queue clear",
-    ),
+    reply_command(verbs.MOVE, (*PLAYER, MOVE), _move, reply_note="or: move MOVE[#N]"),
+    reply_command(verbs.RESIGN, PLAYER, _resign),
+    reply_command(verbs.UNDO, PLAYER, _on_board(proposals.Undo)),
+    reply_command(verbs.ACCEPT, PLAYER, _on_board(proposals.Accept)),
+    reply_command(verbs.REJECT, PLAYER, _on_board(proposals.Reject)),
+    reply_command(verbs.CANCEL, PLAYER, _on_board(proposals.Cancel)),
+    reply_command(verbs.DRAW, PLAYER, _on_board(proposals.OfferDraw)),
+    reply_command(verbs.CLAIM, PLAYER, _on_board(moves.Claim)),
+    reply_command(verbs.QUEUE, (*PLAYER, QUEUED), _queue),
+    reply_command(verbs.REMATCH, PLAYER, _rematch),
 )

@@ -20,8 +20,10 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pbm.commands.spelling import closest
 from pbm.usecases.auth import ByReply, Password, Who
 from pbm.usecases.unit import Action
+from pbm.verbs import Verb
 
 # A board number, day count or move number: ASCII digits only (str.isdigit
 # accepts "²", which int() refuses), and few enough that int() is cheap.
@@ -62,9 +64,13 @@ class Reader:
         line: str = "",
         offset: int = 0,
         games: Collection[str] = (),
+        phrases: Callable[[str], bool] | None = None,
     ) -> None:
         self.words = words
         self.games = games  # the game names there are, for an argument naming one
+        # Whether words read together are one move of the game (``g 7``, ``dead D4 E5``:
+        # ``pbm.games.move_phrases``); None: a move is one word.
+        self.phrases = phrases
         self.usage = usage
         self.line = line  # the whole line, for an argument that takes its rest as written
         self.offset = offset  # words of the line before ``words`` (the verb...)
@@ -121,7 +127,6 @@ class Args:
     move: str | None = None
     expect: int | None = None  # the #N of a move
     clear: bool = False  # queue ... clear
-    if_move: str | None = None
     days: int | None = None  # None with ``off``: a vacation ends
     status: bool = False  # ``vacation ... status``: the days left
     variant: str | None = None
@@ -133,6 +138,8 @@ class Args:
     claim: bool = False  # a move followed by "claim"
     format: str | None = None  # html | text
     topic: str | None = None  # help computer
+    show: bool = False  # queue ... show: the tree as it stands
+    notify: str | None = None  # notify ...: "each", or "digest TIMES [ZONE]" (checked)
 
 
 @dataclass(frozen=True)
@@ -183,11 +190,12 @@ class Command:
 
     ``words``: the verb and its synonyms (the first is its name). ``per_game``:
     written after a game name (``G show 12``). ``args``: what follows the
-    verb; ``reply_args``: what follows it in a reply (None: the command cannot
-    be sent by reply; by default the ``args`` not given by the reply
-    address). ``note`` follows the form in help and error messages.
-    ``reply_note`` and ``reply_shown`` do the same for reply mode.
-    ``build`` makes the use case to carry out, and who asks for it.
+    verb. ``verb``: the command a reply may hold (``pbm.verbs``: its words,
+    help and reply form are the verb's; ``reply_command`` declares one);
+    ``reply_args``: what follows it in a reply (by default the ``args`` not
+    given by the reply address). ``note`` follows the form in help and error
+    messages, ``reply_note`` the reply form. ``build`` makes the use case to
+    carry out, and who asks for it.
     """
 
     words: tuple[str, ...]
@@ -195,15 +203,19 @@ class Command:
     help: str
     build: Callable[[Args, Context], Built]
     per_game: bool = False
-    by_reply: bool = False
+    verb: Verb | None = None
     reply_args: tuple[Arg, ...] | None = None
     note: str = ""
     reply_note: str = ""
-    reply_shown: str | None = None  # the reply form as shown, when not "VERB ARGS"
 
     @property
     def name(self) -> str:
         return self.words[0]
+
+    @property
+    def by_reply(self) -> bool:
+        """Whether a reply may hold it (without board, userid and password)."""
+        return self.verb is not None
 
     def form(self, game: str = "G", verb: str | None = None) -> str:
         """``G move BOARD USERID PASSWORD MOVE[#N]``: the command as written."""
@@ -224,12 +236,37 @@ class Command:
 
     def reply_form(self, verb: str | None = None) -> str:
         """The command as written in a reply."""
-        return self.reply_shown or " ".join([verb or self.name, *(a.name for a in self.replied)])
+        if self.verb is not None:
+            return self.verb.form(verb)
+        return " ".join([verb or self.name, *(a.name for a in self.replied)])
 
     def reply_usage(self, verb: str | None = None) -> str:
         """The form in reply mode, with its note."""
         form = self.reply_form(verb)
         return f"{form}  ({self.reply_note})" if self.reply_note else form
+
+
+def reply_command(
+    verb: Verb,
+    args: tuple[Arg, ...],
+    build: Callable[[Args, Context], Built],
+    *,
+    reply_args: tuple[Arg, ...] | None = None,
+    note: str = "",
+    reply_note: str = "",
+) -> Command:
+    """A board command a reply may hold: its words and help are its verb's."""
+    return Command(
+        verb.words,
+        args,
+        verb.hint,
+        build,
+        per_game=True,
+        verb=verb,
+        reply_args=reply_args,
+        note=note,
+        reply_note=reply_note,
+    )
 
 
 @dataclass(frozen=True)
@@ -244,7 +281,6 @@ class Parsed:
     game: str | None = None
     secrets: frozenset[int] = frozenset()
     in_reply: bool = False  # read in reply mode: board and player come from the address
-    said: str = ""  # the words around the command on its line ("My move:"), a comment
 
     def build(self, ctx: Context) -> Built:
         return self.command.build(self.args, ctx)
@@ -272,9 +308,15 @@ class Grammar:
         self.game = {w: c for c in commands if c.per_game for w in c.words}
         self.reply = {w: c for c in commands if c.by_reply for w in c.words}
 
-    def parse(self, line: str, games: Collection[str]) -> Parsed | None:
+    def parse(
+        self,
+        line: str,
+        games: Collection[str],
+        phrases_of: Callable[[str], Callable[[str], bool] | None] | None = None,
+    ) -> Parsed | None:
         """The command on ``line``; None when it does not start like one.
 
+        ``phrases_of``: a game's ``Reader.phrases``, by its name.
         Raises ``CommandError`` when it starts like a command but is malformed.
         """
         words = _words(line)
@@ -301,27 +343,40 @@ class Grammar:
             verb = words[1].lower()
             command = self.game.get(verb)  # type: ignore[assignment]
             if command is None:
+                near = closest(verb, self.game)
+                meant = f" Did you mean {first} {near}?" if near else ""
                 raise CommandError(
-                    f"{first} has no command {words[1]!r}.",
+                    f"{first} has no command {words[1]!r}.{meant}",
                     f"{first} commands: {listed(self.game)}",
                 )
             usage = f"{first} {verb} needs: {command.usage(first, verb)}"
-            reader = Reader(words[2:], usage, line, 2, names)
+            phrases = phrases_of(first) if phrases_of is not None else None
+            reader = Reader(words[2:], usage, line, 2, names, phrases)
             args = read_args(command, command.args, reader)
             return Parsed(command, args, first, frozenset(reader.secrets))
         if len(words) >= 3 and words[1].lower() in self.game and NUMBER.fullmatch(words[2]):
-            # "go move 12 ...": a game command for a game this server does not run. Its
+            # "shogi move 12 ...": a game command for a game this server does not run. Its
             # password is where the command would have it: masked when quoted back.
             command = self.game[words[1].lower()]
             at = frozenset(2 + i for i, arg in enumerate(command.args) if arg.name in SECRETS)
+            near = closest(first, names)
+            meant = f" Did you mean {near} {words[1].lower()}?" if near else ""
             raise CommandError(
-                f"There is no game {words[0]!r} here.", f"Games: {listed(names) or '(none)'}", at
+                f"There is no game {words[0]!r} here.{meant}",
+                f"Games: {listed(names) or '(none)'}",
+                at,
             )
         return None
 
-    def parse_reply(self, line: str, looks_like_move: Callable[[str], bool]) -> Parsed | None:
+    def parse_reply(
+        self,
+        line: str,
+        looks_like_move: Callable[[str], bool],
+        phrases: Callable[[str], bool] | None = None,
+    ) -> Parsed | None:
         """The reply-mode command on ``line``: a bare move, or a verb without board and player.
 
+        ``phrases``: whether words together are one move (``Reader.phrases``).
         Raises ``CommandError`` when it starts like one but is malformed.
         """
         words = _words(line)
@@ -331,11 +386,13 @@ class Grammar:
         command = self.reply.get(first)
         if command is not None:
             usage = f"In a reply: {command.reply_usage(first)}"
-            reader = Reader(words[1:], usage, line, 1)
+            reader = Reader(words[1:], usage, line, 1, phrases=phrases)
             return Parsed(command, read_args(command, command.replied, reader), in_reply=True)
         move = self.reply.get("move")
-        if move is not None and looks_like_move(words[0]):
-            reader = Reader(words, f"In a reply: {move.reply_usage()}", line)
+        if move is not None and (
+            looks_like_move(words[0]) or (phrases is not None and phrases(" ".join(words)))
+        ):
+            reader = Reader(words, f"In a reply: {move.reply_usage()}", line, phrases=phrases)
             return Parsed(move, read_args(move, move.replied, reader), in_reply=True)
         return None
 
@@ -344,8 +401,9 @@ class Grammar:
 
         A verb among words that add nothing ("OK, accept", "Yes, I resign."), or the one
         word of the line that looks like a move ("My move: c4:S-d4", "e4!", "Nf3 - your
-        turn, Bob"); the other words are the comment. Two moves on a line, or a verb with
-        other words ("I will not resign"), are not guessed at: None.
+        turn, Bob"); the other words of the line are no comment (a comment is what follows
+        the move's line). Two moves on a line, or a verb with other words ("I will not
+        resign"), are not guessed at: None.
         """
         words = _words(line)
         cleaned = [bare(w) for w in words]
@@ -361,8 +419,7 @@ class Grammar:
         (i,) = found
         reader = Reader([cleaned[i]], f"In a reply: {move.reply_usage()}", cleaned[i])
         args = read_args(move, move.replied, reader)
-        said = " ".join([*words[:i], *words[i + 1 :]])
-        return Parsed(move, args, in_reply=True, said=said)
+        return Parsed(move, args, in_reply=True)
 
 
 # Words that say nothing a command needs, around a verb in a reply ("OK, accept").

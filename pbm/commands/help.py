@@ -7,13 +7,13 @@ them; ``help_text`` writes them out, with the options each game declares.
 from __future__ import annotations
 
 from pbm import games
-from pbm.commands import accounts, boards, reading, talk
+from pbm.commands import accounts, boards, comforts, events, reading, talk
 from pbm.commands.arguments import OPTIONAL_GAME
 from pbm.commands.grammar import Args, Built, Command, Context
+from pbm.model import rules_of
 from pbm.usecases.computer import ComputerHelp
 from pbm.usecases.reading import Answer
 from pbm.usecases.text import WIDTH, wrap
-from pbm.usecases.world import rules_of
 
 _FORM_WIDTH = 37  # a form longer than this has its help on the next line
 
@@ -42,9 +42,11 @@ ALL: tuple[Command, ...] = (
     *accounts.COMMANDS,
     HELP[0],
     *reading.COMMANDS[:1],
+    *comforts.COMMANDS,
     *boards.COMMANDS,
     *reading.COMMANDS[1:],
     *talk.COMMANDS,
+    *events.COMMANDS,
     HELP[1],
 )
 
@@ -106,7 +108,8 @@ def help_text() -> str:
             )
             + ". A reply to a chat is passed on as chat; a reply to an error mail may be "
             "the corrected command; a reply to a mail about your account may hold any "
-            "command."
+            "command; a reply to your digest holds a line for each board you move on: its "
+            "number, a colon and the move (4: a1:C+b2)."
         ),
     ]
     return "\n".join(lines) + "\n"

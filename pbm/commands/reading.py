@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pbm import verbs
 from pbm.commands.arguments import BOARD, OPTIONAL_USERID, USERID
-from pbm.commands.grammar import Args, Built, Command, Context
-from pbm.usecases import reading
+from pbm.commands.grammar import Args, Built, Command, Context, reply_command
+from pbm.usecases import nextgame, reading
 
 
 def _show(args: Args, ctx: Context) -> Built:
@@ -24,6 +25,8 @@ def _record(args: Args, ctx: Context) -> Built:
 
 
 def _games(args: Args, ctx: Context) -> Built:
+    if args.userid is not None and ctx.game is None:  # games UID: the next game first
+        return nextgame.PlayerGames(ctx.sender, args.userid), None
     return reading.ActiveBoards(ctx.sender, args.userid, ctx.game), None
 
 
@@ -33,32 +36,17 @@ def _ratings(args: Args, ctx: Context) -> Built:
 
 
 COMMANDS = (
-    Command(("games",), (USERID,), "a player's active boards", _games),
     Command(
-        ("show", "board"),
-        (BOARD,),
-        "the current diagram",
-        _show,
-        per_game=True,
-        by_reply=True,
+        ("games",),
+        (USERID,),
+        "a player's boards: those waiting for his move first, by least time left, "
+        "then the rest, his challenges and those that lapsed",
+        _games,
     ),
-    Command(
-        ("history",),
-        (BOARD,),
-        "the move list with comments",
-        _history,
-        per_game=True,
-        by_reply=True,
-    ),
-    Command(("moves",), (BOARD,), "every legal move", _moves, per_game=True, by_reply=True),
-    Command(
-        ("record", "pgn"),
-        (BOARD,),
-        "the game's record (text, JSON, PGN for chess) as files",
-        _record,
-        per_game=True,
-        by_reply=True,
-    ),
+    reply_command(verbs.SHOW, (BOARD,), _show),
+    reply_command(verbs.HISTORY, (BOARD,), _history),
+    reply_command(verbs.MOVES, (BOARD,), _moves),
+    reply_command(verbs.RECORD, (BOARD,), _record),
     Command(
         ("games",), (OPTIONAL_USERID,), "active boards of G (of a player)", _games, per_game=True
     ),

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from pbm import verbs
 from pbm.commands.arguments import BOARD, MESSAGE, PASSWORD, USERID
-from pbm.commands.grammar import Args, Built, Command, Context
+from pbm.commands.grammar import Args, Built, Context, reply_command
 from pbm.usecases import talk
 
 PLAYER = (BOARD, USERID, PASSWORD)
@@ -24,31 +25,14 @@ def _unsubscribe(args: Args, ctx: Context) -> Built:
 
 
 COMMANDS = (
-    Command(
-        ("chat",),
+    reply_command(
+        verbs.CHAT,
         PLAYER,
-        "send the rest of the mail to the players and followers of the board",
         _chat,
-        per_game=True,
-        by_reply=True,
         reply_args=(MESSAGE,),
         note="the message is the rest of the mail, not this line",
         reply_note="the message: the rest of this line and of the mail",
     ),
-    Command(
-        ("subscribe",),
-        PLAYER,
-        "follow a board: get every board mail",
-        _subscribe,
-        per_game=True,
-        by_reply=True,
-    ),
-    Command(
-        ("unsubscribe",),
-        PLAYER,
-        "stop following it",
-        _unsubscribe,
-        per_game=True,
-        by_reply=True,
-    ),
+    reply_command(verbs.SUBSCRIBE, PLAYER, _subscribe),
+    reply_command(verbs.UNSUBSCRIBE, PLAYER, _unsubscribe),
 )

@@ -15,7 +15,11 @@ same way (``pyproject.toml``).
 A game may also bring record formats of its own (``Game.record_formats``:
 PGN for chess) beside the text and JSON records every game has; the shell
 finds them with ``record_formats`` and ``record_format``, and a game written
-before they existed simply has none.
+before they existed simply has none. The other optional parts of the
+protocol are read through the helpers at the end (``move_number``,
+``picture``, ``legend``, ``can_win``, ``time_out_outcome``,
+``legal_moves_text``, ``perft``, ``move_phrases``): the shell never asks a
+game whether it has them.
 """
 
 from __future__ import annotations
@@ -24,18 +28,28 @@ import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from importlib.metadata import entry_points
 from typing import Protocol
 
-from pbm.games.layers import Layers
-
 ENTRY_POINT_GROUP = "pbm.games"
 
-# How a game ends outside its rules: the shell decides these, for every game.
-RESIGN = "resign"
-FORFEIT = "forfeit"
-AGREEMENT = "agreement"  # a draw offered by one player and accepted by the other
-SHELL_TERMINATIONS = (RESIGN, FORFEIT, AGREEMENT)
+
+class Termination(StrEnum):
+    """How a game ends outside its rules: the shell decides these, for every game (a
+    game's own endings are its words: ``castle``, ``checkmate``...)."""
+
+    RESIGN = "resign"
+    FORFEIT = "forfeit"
+    AGREEMENT = "agreement"  # a draw offered by one player and accepted by the other
+
+
+class Result(StrEnum):
+    """How a game ended, as a game record writes it."""
+
+    FIRST_SEAT_WINS = "1-0"  # the seat that moves first (0)
+    SECOND_SEAT_WINS = "0-1"
+    DRAW = "1/2-1/2"
 
 
 class IllegalMove(ValueError):
@@ -56,13 +70,13 @@ class Outcome:
 
     ``termination`` is a few words for the record's Termination tag and the
     board mail: the game's own (``castle``, ``checkmate``, ``stalemate``...) or
-    one of ``SHELL_TERMINATIONS``.
+    a ``Termination``.
     """
 
     winner: int | None
     termination: str
 
-    def result(self) -> str:
+    def result(self) -> Result:
         """``1-0``, ``0-1`` or ``1/2-1/2``, as in a game record."""
         return RESULTS[self.winner]
 
@@ -71,7 +85,12 @@ class Outcome:
         return self.winner is None
 
 
-RESULTS: Mapping[int | None, str] = {0: "1-0", 1: "0-1", None: "1/2-1/2"}
+# The result of each winning seat (None: a draw).
+RESULTS: Mapping[int | None, Result] = {
+    0: Result.FIRST_SEAT_WINS,
+    1: Result.SECOND_SEAT_WINS,
+    None: Result.DRAW,
+}
 
 
 def winner_of(result: str) -> int | None:
@@ -145,13 +164,25 @@ class ReadRecord:
     moves: tuple[RecordedMove, ...]
     result: str | None
     termination: str | None
+    # The result stands on the record's word where the moves stop before the game's end:
+    # a game scored by the players' count (Go's ``RE[W+0.5]`` of a record without its
+    # scoring phase), which no replay of the moves can check.
+    result_stands: bool = False
 
 
 class RecordFormat(Protocol):
-    """A record format of a game's own (PGN for chess): how archives write it, how it is read."""
+    """A record format of a game's own (PGN for chess): how archives write it, how it is read.
 
-    name: str  # the word after ``pbm archive --format``: "pgn"
+    Optional, read through ``recognizes_text``: ``recognizes_text(text) -> bool``,
+    whether ``text`` is a record in this format (an SGF game tree of this game); the
+    shell then reads the other records of the game (its own text record) itself, and
+    finds the game of a record that names none by it. Without it the format reads every
+    record of its game.
+    """
+
+    name: str  # the word after ``pbm archive --format`` and of the ``record`` mail: "pgn"
     suffix: str  # the archive file's ending, without the dot: "pgn"
+    media_type: str  # the file's MIME type, as programs of the game know it
 
     def write(self, record: GameRecord) -> str:
         """The record of one game in this format."""
@@ -167,7 +198,16 @@ class RecordFormat(Protocol):
 
 
 class GameState(Protocol):
-    """One position of a game, with everything needed to go on from it."""
+    """One position of a game, with everything needed to go on from it.
+
+    Optional, each read through the helper of its name below: ``picture(seat, alt,
+    last)`` and ``legend(seat)`` (the board drawn), ``can_win(seat)``,
+    ``time_out_outcome(seat)`` (how the game ends when ``seat`` runs out of time, where
+    that is no plain loss: Go's scoring phase), ``legal_moves_text()`` (the ``moves``
+    mail's answer, where a list of every move would be long: Hex's empty cells by row),
+    ``perft(depth)`` (the count of ``count_turns`` with the game's own move generator),
+    and ``computer_move(level, seed, seconds)``.
+    """
 
     @property
     def variant(self) -> str: ...
@@ -238,6 +278,19 @@ class Game(Protocol):
     Optional, read through ``move_number``: ``move_number(ply) -> int``, the
     number players give the turn played as the game's ``ply``-th (chess: White's
     and Black's move 4 are plies 7 and 8). Without it a move's number is its ply.
+
+    Optional, read through ``move_phrases``: ``looks_like_phrase(text) -> bool``,
+    whether a text of several words is written as one move of the game (``g 7``,
+    ``dead D4 E5``): then the rest of a command's line is the move. Without it a move
+    is one word.
+
+    A word the shell knows as a command (``accept``) is a move of the game where the
+    game lists it among ``legal_moves()`` and the board has no challenge, undo or draw
+    offer to answer: Go's scoring phase.
+
+    Optional, read through ``line_moves``: ``line_moves(text) -> tuple[str, ...]``,
+    the moves of a line of play as players write it (a conditional move tree's
+    line; chess: ``12...Nf6 13.e5 Nd5``). Without it each word is a move.
     """
 
     name: str  # the word in mail commands and on the CLI: "accasta"
@@ -348,11 +401,13 @@ def picture(state: GameState, seat: int = 0, alt: str = "", last: str = "") -> s
     return draw(seat, alt, last) if draw is not None else None
 
 
-def layers(state: GameState, seat: int = 0, alt: str = "", last: str = "") -> Layers | None:
-    """The same picture as layers (``pbm.games.layers``; the optional ``GameState.layers
-    (seat, alt, last)``), for a game that draws it so; None for one that does not."""
-    draw: Callable[[int, str, str], Layers] | None = getattr(state, "layers", None)
-    return draw(seat, alt, last) if draw is not None else None
+def legend(state: GameState, seat: int = 0) -> str:
+    """What the picture from ``seat`` shows, in words to go under it (the optional
+    ``GameState.legend(seat)``): which mark is which piece, how a stack reads, what the
+    tinted cells are, which side is below. One line a sentence; "" for a game without.
+    The ASCII diagram has its own legend."""
+    says: Callable[[int], str] | None = getattr(state, "legend", None)
+    return says(seat) if says is not None else ""
 
 
 def can_win(state: GameState, seat: int) -> bool:
@@ -371,3 +426,66 @@ def record_formats(game: Game) -> tuple[RecordFormat, ...]:
 def record_format(game: Game, name: str) -> RecordFormat | None:
     """``game``'s own record format called ``name`` (case-insensitive), or None."""
     return next((f for f in record_formats(game) if f.name == name.lower()), None)
+
+
+def time_out_outcome(state: GameState, seat: int) -> Outcome | None:
+    """How the game ends when ``seat``, to move, runs out of time, where the rules say
+    more than that he loses (the optional ``GameState.time_out_outcome(seat)``: Go's
+    scoring phase ends by the score of the marking that stands). None: the shell's
+    loss on time."""
+    ends: Callable[[int], Outcome | None] | None = getattr(state, "time_out_outcome", None)
+    return None if ends is None else ends(seat)
+
+
+def legal_moves_text(state: GameState) -> str | None:
+    """The legal moves in the game's own words (the optional ``GameState.legal_moves_text``:
+    Hex's empty cells by row), or None: the shell lists ``legal_moves()``."""
+    says: Callable[[], str] | None = getattr(state, "legal_moves_text", None)
+    return None if says is None else says()
+
+
+def count_turns(state: GameState, depth: int) -> int:
+    """The number of turn sequences of length ``depth`` from ``state`` (perft), through
+    the protocol alone: ``legal_moves`` and ``play``. A finished game has none."""
+    if depth <= 0:
+        return 1
+    if state.outcome is not None:
+        return 0
+    legal = state.legal_moves()
+    if depth == 1:
+        return len(legal)
+    return sum(count_turns(state.play(m)[0], depth - 1) for m in legal)
+
+
+def perft(state: GameState, depth: int) -> int:
+    """``count_turns`` with the game's own move generator where it has one (the optional
+    ``GameState.perft(depth)``: no notation written or read), else through the protocol."""
+    count: Callable[[int], int] | None = getattr(state, "perft", None)
+    return count_turns(state, depth) if count is None else count(depth)
+
+
+def move_phrases(game: Game) -> Callable[[str], bool] | None:
+    """How ``game`` tells a move of several words (the optional ``Game.looks_like_phrase``:
+    ``g 7``, ``dead D4 E5``), or None for a game whose every move is one word."""
+    phrase: Callable[[str], bool] | None = getattr(game, "looks_like_phrase", None)
+    return phrase
+
+
+def recognizes_text(record_format: RecordFormat, text: str) -> bool:
+    """Whether ``text`` is a record in ``record_format`` (the optional
+    ``RecordFormat.recognizes_text``; a format without it reads every record of its game)."""
+    check: Callable[[str], bool] | None = getattr(record_format, "recognizes_text", None)
+    return True if check is None else check(text)
+
+
+def knows_text(record_format: RecordFormat) -> bool:
+    """Whether ``record_format`` tells its records from others (``recognizes_text``)."""
+    return getattr(record_format, "recognizes_text", None) is not None
+
+
+def line_moves(game: Game, text: str) -> tuple[str, ...]:
+    """The moves of a line of play as a player writes it, in order (the optional
+    ``Game.line_moves(text)``: chess reads ``12...Nf6 13.e5 Nd5``, its move numbers no
+    moves); a game without it takes each word for a move."""
+    read: Callable[[str], tuple[str, ...]] | None = getattr(game, "line_moves", None)
+    return read(text) if read is not None else tuple(text.split())

@@ -16,6 +16,10 @@ made here, one per reader and context, holding an HMAC under
   later one of the same userid).
 - ``pbm+r.bob.TOKEN@example.org``: a password reset of bob's, usable once
   (its nonce is forgotten when used).
+- ``pbm+e.bob.TOKEN@example.org``: bob's new address, asked for and not yet
+  confirmed: a reply from it confirms it (its nonce is the request's).
+- ``pbm+d.bob.TOKEN@example.org``: bob's digest: a reply moves on the boards it
+  lists, a line ``B: MOVE`` each (its nonce is his account's, as ``a``).
 - ``pbm+bounce-ID.TOKEN@example.org``: the return path (VERP) of outbox row
   ID, so a bounce names the mail that failed and cannot be forged.
 """
@@ -29,12 +33,14 @@ from dataclasses import dataclass
 
 TOKEN_LENGTH = 10
 BOARD, CHAT, FOLLOW, ACCOUNT, RESET = "board", "chat", "follow", "account", "reset"
+ADDRESS, DIGEST = "address", "digest"
 BOARD_KINDS = (BOARD, CHAT, FOLLOW)  # contexts on a board: the address names it
-_KIND_WORDS = {"a": ACCOUNT, "r": RESET, "c": CHAT, "f": FOLLOW}
+NONCED = (ACCOUNT, RESET, ADDRESS, DIGEST)  # their tokens cover a nonce the account keeps
+_KIND_WORDS = {"a": ACCOUNT, "r": RESET, "e": ADDRESS, "d": DIGEST, "c": CHAT, "f": FOLLOW}
 _WORD_OF_KIND = {v: k for k, v in _KIND_WORDS.items()}
 
 _TOKEN_LOCAL = re.compile(
-    r"^(?P<base>[^+]+)\+(?P<key>[cf]?[0-9]{1,9}|a|r)\.(?P<userid>[^.]+)\.(?P<token>[0-9a-z]+)$"
+    r"^(?P<base>[^+]+)\+(?P<key>[cf]?[0-9]{1,9}|a|r|e|d)\.(?P<userid>[^.]+)\.(?P<token>[0-9a-z]+)$"
 )
 _BOUNCE_LOCAL = re.compile(r"^(?P<base>[^+]+)\+bounce-(?P<id>[0-9]{1,12})\.(?P<token>[0-9a-z]+)$")
 
@@ -95,7 +101,7 @@ class TokenAddress:
     def is_valid(self, secret: str, nonce: str = "") -> bool:
         """Whether the token is the one ``secret`` makes (never with an empty secret).
 
-        ``nonce``: the account's (for ``account`` and ``reset`` addresses).
+        ``nonce``: the account's (for the ``NONCED`` kinds).
         """
         if not secret:
             return False
@@ -114,7 +120,7 @@ def parse_token_address(address: str, server_address: str) -> TokenAddress | Non
     if m is None:
         return None
     key, userid, token = m.group("key"), m.group("userid"), m.group("token")
-    if key in ("a", "r"):
+    if key in ("a", "r", "e", "d"):
         return TokenAddress(None, userid, token, _KIND_WORDS[key])
     if key[0] in "cf":
         return TokenAddress(int(key[1:]), userid, token, _KIND_WORDS[key[0]])
@@ -155,12 +161,31 @@ def _ours(address: str, server_address: str) -> str | None:
     return local
 
 
-def accepts(address: str, server_address: str) -> bool:
-    """Whether mail for ``address`` is ours: the server's address, a reply or bounce address."""
+def ours(address: str, server_address: str) -> bool:
+    """Whether ``address`` is the server's or a plus address of it (``pbm+ANYTHING@``
+    its domain), whatever its token."""
+    return _ours(address, server_address) is not None
+
+
+def accepts(address: str, server_address: str, secret: str) -> bool:
+    """Whether mail for ``address`` is ours: the server's address, or a reply or bounce
+    address whose token is one ``secret`` makes.
+
+    What ``secret`` alone signs is checked here, at RCPT, without the database: board,
+    chat and follow addresses (the board and the userid) and bounce addresses (the
+    outbox row). Account, reset and new-address addresses are taken by their form:
+    their token also covers a nonce of the account's, which only the database knows;
+    the inbox runner checks them when it reads the mail and answers a wrong one.
+    """
     addr = address.strip().strip("<>")
     if addr.lower() == server_address.lower():
         return True
     local = _ours(addr, server_address)
     if local is None:
         return False
-    return bool(_TOKEN_LOCAL.match(local) or _BOUNCE_LOCAL.match(local))
+    if _BOUNCE_LOCAL.match(local):
+        return parse_bounce_address(addr, server_address, secret) is not None
+    token = parse_token_address(addr, server_address)
+    if token is None:
+        return False
+    return token.kind in NONCED or token.is_valid(secret)

@@ -1,8 +1,9 @@
 """Reading headers: decoded values that never raise, and parsing without repeated work.
 
-``header_text`` and ``sender_address`` read what a received mail's headers
-say, tolerating any garbage. ``ParsedOnce`` and the two policies keep the
-email package from parsing the same values over and over:
+``header_text`` and ``from_mailbox`` read what a received mail's headers
+say, tolerating any garbage (a From that does not parse cleanly is no address).
+``ParsedOnce`` and the two policies keep the email package from parsing the same
+values over and over:
 
 ``policy.default`` builds a new header object (a full RFC 5322 parse) on every
 ``get``, and reading or flattening one message asks for Content-Type alone
@@ -15,9 +16,8 @@ parses; ``DEFAULT_POLICY`` and ``SMTP_POLICY`` are ``policy.default`` and
 
 from __future__ import annotations
 
-import email.utils
 import re
-from email import policy
+from email import errors, policy
 from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage, Message
 from typing import Any
@@ -144,16 +144,65 @@ def header_text(msg: Message, name: str) -> str:
         return raw_header(msg, name)
 
 
-def sender_address(msg: Message) -> tuple[str, str]:
-    """The display name and address of the first From mailbox; ("", "") if none."""
+# What a From header may show and still name its one mailbox plainly: an obsolete but
+# common form (a period in a display name, "John Q. Public"; RFC 5322 4.1), UTF-8
+# (RFC 6532), which the email package reads as undecodable bytes (``clean`` decodes it),
+# and a control character, which changes nothing of the header's structure (controls
+# are stripped where text enters, and an address with one is no address to answer:
+# ``inbound.usable_address``).
+_HARMLESS = (
+    errors.ObsoleteHeaderDefect,
+    errors.UndecodableBytesDefect,
+    errors.NonASCIILocalPartDefect,
+    errors.NonPrintableDefect,
+)
+
+
+def from_mailbox(msg: Message) -> tuple[str, str, str | None]:
+    """The display name and address of the mail's one From mailbox, and why whom to
+    answer is not clear, if it is not: ("", "", None) when there is no From at all.
+
+    Only the ``email.headerregistry`` parse counts, and only when it is clean: what
+    it leaves as a defect (``victim@evil.example <me@example.org>`` reads as the first
+    address, with the rest an invalid address) or refuses (an encoded word that decodes
+    to a line break) is no address to answer. ``email.utils.parseaddr`` is never asked:
+    before Python 3.11.10 it has no ``strict`` and mis-parses such Froms
+    (CVE-2023-27043). RFC 5322 3.6: one From field; one mailbox, or whom to answer is
+    not clear either.
+    """
+    fields = sum(1 for name, _ in msg.raw_items() if name.lower() == "from")
+    if fields == 0:
+        return "", "", None
+    if fields > 1:
+        return "", "", f"the mail has {fields} From headers"
     try:
-        for address in getattr(msg.get("From"), "addresses", ()):
-            if "@" in address.addr_spec:
-                return clean(address.display_name), clean(address.addr_spec)
-    except Exception:
-        pass
-    name, addr = email.utils.parseaddr(raw_header(msg, "From"))
-    return (name, addr) if "@" in addr else ("", "")
+        header = msg.get("From")
+        mailboxes = list(getattr(header, "addresses", ()))
+        defects = [d for d in getattr(header, "defects", ()) if not isinstance(d, _HARMLESS)]
+    except Exception as exc:  # the parser refuses what it cannot represent (a CR, an LF)
+        return "", "", f"the From header does not parse ({_first_line(exc)})"
+    if defects:
+        return "", "", f"the From header does not parse cleanly ({_first_line(defects[0])})"
+    if not mailboxes:
+        return "", "", "the From header names no mailbox"
+    if len(mailboxes) > 1:
+        return "", "", f"the From header names {len(mailboxes)} mailboxes, not one"
+    address = clean(mailboxes[0].addr_spec)
+    if "@" not in address or "\ufffd" in address:
+        return "", "", f"the From header names no mailbox to answer ({address!r})"
+    return clean(mailboxes[0].display_name), address, None
+
+
+def _first_line(error: object) -> str:
+    text = clean(str(error)).strip()
+    return text.splitlines()[0][:120] if text else type(error).__name__
+
+
+def sender_address(msg: Message) -> tuple[str, str]:
+    """The display name and address of the mail's one From mailbox; ("", "") if there is
+    none, or none that parses cleanly (``from_mailbox``)."""
+    name, address, unclear = from_mailbox(msg)
+    return ("", "") if unclear else (name, address)
 
 
 # RFC 5322 3.6.4: msg-id = "<" id-left "@" id-right ">", each a dot-atom-text (or

@@ -20,9 +20,9 @@ from pbm.mail.headers import (
     DEFAULT_POLICY,
     ParsedOnce,
     clean,
+    from_mailbox,
     header_text,
     msg_id,
-    sender_address,
 )
 from pbm.mail.quotes import strip_reply
 from pbm.mail.robots import never_answer
@@ -68,13 +68,16 @@ def read_message(
     rcpt = tuple(one_line(clean(r)).strip("<>") for r in rcpt_tos)
     try:
         msg = email.message_from_bytes(raw, _class=ParsedOnce, policy=DEFAULT_POLICY)
-        sender_name, sender = sender_address(msg)
-        sender = sender or return_path
+        sender_name, sender, unclear = from_mailbox(msg)
+        if unclear is None:  # no From at all: the envelope sender
+            sender = sender or return_path
         # Cleaned here, where it enters: nothing with a NUL or a bidi override is stored
         # or mailed on (``pbm.mail.controls``).
         text = strip_controls(body_text(msg))
         message_id = _CONTROLS.sub("", header_text(msg, "Message-ID")).strip()[:250]
         ignore = never_answer(msg, return_path, server_address)
+        if ignore is None and unclear is not None:  # none, rather than a wrong one
+            ignore = f"no answer: {unclear}"
         if ignore is None and not usable_address(sender):
             ignore = f"no address to answer ({sender!r})"
         return Inbound(

@@ -23,9 +23,9 @@ from typing import Protocol
 
 from pbm.config import Config
 from pbm.mail.addresses import BOARD, BOARD_KINDS, context_address, thread_root
-from pbm.mail.html import html_part
+from pbm.mail.html import Shown, html_part_of
 from pbm.mail.pictures import png
-from pbm.replies import Picture, attachments_of
+from pbm.replies import attachments_of, pictures_of
 
 MAX_LINE = 78  # RFC 5322 2.1.1: lines SHOULD be no more than 78 characters
 
@@ -190,7 +190,7 @@ def build_message(mail: OutgoingMail, config: Config) -> bytes:
     part_headers, body = _text_part(text)
     files = attachments_of(mail.attachment)
     if mail.picture and not files:
-        return _with_picture(mail, headers, part_headers, body, text, config.web.base_url)
+        return _with_picture(mail, headers, part_headers, body, text, config.web.base)
     if not files:
         return "\n".join([*headers, *part_headers]).encode("utf-8") + b"\n\n" + body
     # RFC 2046 5.1.3: the text, then each file. The boundary is made from the
@@ -233,12 +233,20 @@ def _with_picture(
     """RFC 2046 5.1.4: the text part as it is, then (preferred by clients that can) the
     HTML part with the board as a PNG in the same mail (RFC 2387 multipart/related,
     RFC 2392 ``cid:``): no remote image, nothing fetched."""
-    assert mail.picture is not None
-    picture = Picture.from_json(mail.picture)
+    pictures = pictures_of(mail.picture)
     seed = hashlib.sha256(mail.message_id.encode()).hexdigest()
     domain = _domain(mail.message_id)
-    cid = f"board.{seed[:16]}@{domain}"
-    html = html_part(mail.thread or mail.subject, text, picture.diagram, cid, picture.alt, site_url)
+    # One picture: board.SEED; more (a digest): board-N.SEED, in order.
+    cids = [
+        f"board.{seed[:16]}@{domain}" if len(pictures) == 1 else f"board-{n}.{seed[:16]}@{domain}"
+        for n in range(1, len(pictures) + 1)
+    ]
+    html = html_part_of(
+        mail.thread or mail.subject,
+        text,
+        [Shown(p.diagram, cid, p.alt, p.legend) for p, cid in zip(pictures, cids, strict=True)],
+        site_url,
+    )
     # Any character past ASCII as a character reference (HTML 5 13.1.4): the part is
     # then 7bit as it is (RFC 2045 2.7), unless a line is too long for mail (RFC 5322
     # 2.1.1), when quoted-printable folds it.
@@ -249,19 +257,20 @@ def _with_picture(
     html_headers = (
         f'Content-Type: text/html; charset="utf-8"\nContent-Transfer-Encoding: {encoding}'
     )
-    image = base64.encodebytes(png(picture)).replace(b"\r", b"")
-    image_headers = (
-        'Content-Type: image/png; name="board.png"\n'
-        'Content-Disposition: inline; filename="board.png"\n'
-        f"Content-ID: <{cid}>\nContent-Transfer-Encoding: base64"
-    )
+    images = []
+    for picture, cid in zip(pictures, cids, strict=True):
+        name = cid.partition(".")[0] + ".png"
+        image = base64.encodebytes(png(picture)).replace(b"\r", b"")
+        image_headers = (
+            f'Content-Type: image/png; name="{name}"\n'
+            f'Content-Disposition: inline; filename="{name}"\n'
+            f"Content-ID: <{cid}>\nContent-Transfer-Encoding: base64"
+        )
+        images.append(image_headers.encode() + b"\n\n" + image)
     related_type, related = _multipart(
         'related; type="text/html"',
         f"pbm-r-{seed[:24]}",
-        [
-            html_headers.encode() + b"\n\n" + html_bytes,
-            image_headers.encode() + b"\n\n" + image,
-        ],
+        [html_headers.encode() + b"\n\n" + html_bytes, *images],
     )
     plain = "\n".join(part_headers).encode() + b"\n\n" + body
     top_type, top = _multipart(

@@ -115,6 +115,7 @@ def command_candidates(
     *,
     reply_mode: bool,
     is_command: Callable[[str], bool],
+    is_meant: Callable[[str], bool] | None = None,
     limit: int | None = None,
 ) -> tuple[list[str], str]:
     """The lines of a mail to run as commands, in order, and the comment (COMMANDS.md).
@@ -123,8 +124,10 @@ def command_candidates(
     it (``strip_reply``), ``subject`` the Subject as decoded.
 
     - reply mode: the first line of ``new_text`` (of ``bottom_text`` when
-      nothing stands above the quote) that ``is_command`` accepts; the lines
-      before it (a greeting) and after it are the comment. No line accepted:
+      nothing stands above the quote) that ``is_command`` accepts, else the
+      first that ``is_meant`` accepts (a command as a person means it: "OK,
+      accept"), in one pass; the lines after it are the comment (a greeting
+      above it is none, nor are words on its own line). No line accepted:
       ``[]`` and the whole text as the comment. The subject is never read.
     - subject mode: the subject without prefixes, if ``is_command`` says so;
       the whole ``new_text`` is the comment.
@@ -138,11 +141,18 @@ def command_candidates(
     if reply_mode:
         if not new_text.strip():  # nothing above the quote: perhaps below it
             lines = bottom_text(text).split("\n")
+        taken: int | None = None  # the first command as written, else the first as meant
         for i, line in enumerate(lines):
-            if line.strip() and is_command(line.strip()):
-                parts = ("\n".join(lines[:i]), "\n".join(lines[i + 1 :]))
-                return [line.strip()], "\n".join(p.strip("\n") for p in parts if p.strip())
-        return [], "\n".join(lines).strip("\n")
+            if not line.strip():
+                continue
+            if is_command(line.strip()):
+                taken = i
+                break
+            if taken is None and is_meant is not None and is_meant(line.strip()):
+                taken = i
+        if taken is None:
+            return [], "\n".join(lines).strip("\n")
+        return [lines[taken].strip()], "\n".join(lines[taken + 1 :]).strip("\n")
     typed = subject_command_text(subject)
     if typed and is_command(typed):
         return [typed], new_text

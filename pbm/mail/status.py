@@ -14,6 +14,10 @@ OK_QUEUED = "250 2.0.0 OK: queued as {id}"
 TRY_AGAIN = "451 4.3.0 Temporary failure, please try again later"
 # We relay nothing: only our own address and its reply-token addresses (RFC 5321 §3.6.2).
 NO_SUCH_USER = "550 5.1.1 <{address}>: no such mailbox here (this server relays no mail)"
+# One of our reply or bounce addresses (pbm+...@our domain) whose token we did not make:
+# RFC 5321 §4.2.3's wording for 550, "Requested action not taken: mailbox unavailable"
+# (§3.3: a server refuses at RCPT a recipient it will not take); RFC 3463 X.1.1.
+NO_SUCH_ADDRESS = "550 5.1.1 <{address}>: Requested action not taken: mailbox unavailable"
 NO_RECIPIENTS = "554 5.5.1 No valid recipients"
 
 # More recipients than smtp.max_recipients (RFC 5321 §4.5.3.1.8, the recipients
@@ -41,6 +45,10 @@ BAD_ADDRESS = "553 5.1.3 Mailbox name not allowed: control characters"
 # STARTTLS in a session that already speaks TLS: RFC 3207 §4.2 (a client MUST NOT
 # send it again; 503, bad sequence of commands; RFC 3463 X.5.1).
 TLS_ACTIVE = "503 5.5.1 TLS is already active"
+# AUTH, which pbm neither offers nor implements (it has no SMTP logins; EHLO does not
+# advertise it, RFC 4954 §3): RFC 5321 §4.2.4, 502 "command not implemented";
+# RFC 3463 X.5.1, invalid command.
+NO_AUTH = "502 5.5.1 Command not implemented: this server has no logins"
 # A mail larger than smtp.max_message_bytes (RFC 5321 §4.5.3.1.7, RFC 1870 §6.3;
 # RFC 3463 X.3.4). Over LMTP, once per accepted recipient (RFC 2033 §4.2).
 TOO_BIG = "552 5.3.4 Message too big for this server"

@@ -13,8 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-import socket
-import threading
+import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -48,8 +47,23 @@ class PermanentFailure(DeliveryError):
 class Transport(Protocol):
     """Delivers one message to its recipients or raises a ``DeliveryError``."""
 
-    async def send(self, data: bytes, sender: str, recipients: Sequence[str]) -> None:
-        """Deliver ``data`` (a message, LF line ends) from the envelope ``sender``."""
+    async def send(
+        self,
+        data: bytes,
+        sender: str,
+        recipients: Sequence[str],
+        *,
+        key: str = "",
+        again: bool = False,
+    ) -> None:
+        """Deliver ``data`` (a message, LF line ends) from the envelope ``sender``.
+
+        ``key`` names the message for good (its Message-ID); ``again``: a send of
+        it was begun before and may have got through (its outcome was never
+        written): a transport that can tell (a Maildir) does not deliver it twice,
+        one that cannot sends it again under the same Message-ID, which mail
+        programs fold into one.
+        """
         ...
 
 
@@ -68,41 +82,48 @@ class MaildirTransport:
     write the file under ``tmp/`` and fsync it, rename it into ``new/``, fsync
     ``new/``. Readers never see half a mail, and once the file is in ``new/`` we
     never touch it again: a mail reader may move it to ``cur/`` at once.
+
+    A mail's file is named from its Message-ID, the same on every try and every
+    server instance: a mail sent again after a crash (``again``) is delivered
+    only if no file of that name is in ``new/`` or ``cur/`` (where a reader
+    moves it, adding ``:2,`` and its flags).
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self._ready = False  # tmp/, new/ and cur/ exist (made on first use)
         self._serial = itertools.count(1)
-        # Group fsync of new/: one fsync covers every rename made before it started.
-        self._renames = 0  # renames into new/ so far
-        self._synced = 0  # renames that an fsync of new/ has covered
-        self._count_lock = threading.Lock()
-        self._sync_lock = threading.Lock()
-        # The host part of a Maildir name may not hold "/" or ":" (the spec's escapes).
-        self._host = socket.gethostname().replace("/", "\\057").replace(":", "\\072")
 
-    def _unique_name(self) -> str:
-        """``time.MusecPpidQn.host``: unique across processes and hosts sharing the folder."""
+    def _name(self, key: str) -> str:
+        """The file's name: the Message-ID without what a Maildir name may not hold
+        ("/", ":"), or, without one, a name unique to this process and moment."""
+        if key:
+            return re.sub(r"[^A-Za-z0-9.@_=+-]", "_", key.strip("<>"))
         now = time.time()
-        usec = int((now % 1) * 1_000_000)
-        return f"{int(now)}.M{usec}P{os.getpid()}Q{next(self._serial)}.{self._host}"
+        return f"{int(now)}.M{int((now % 1) * 1_000_000)}P{os.getpid()}Q{next(self._serial)}"
 
-    def _deliver(self, data: bytes) -> None:
+    def _delivered(self, name: str) -> bool:
+        if (self.path / "new" / name).exists():
+            return True
+        with os.scandir(self.path / "cur") as found:
+            return any(e.name == name or e.name.startswith(name + ":") for e in found)
+
+    def _deliver(self, data: bytes, name: str, again: bool) -> None:
         try:
-            self._write(data)
+            self._write(data, name, again)
         except FileNotFoundError:
             # The folder was removed or moved under us: make it again, once.
             self._ready = False
-            self._write(data)
+            self._write(data, name, again)
 
-    def _write(self, data: bytes) -> None:
+    def _write(self, data: bytes, name: str, again: bool) -> None:
         if not self._ready:
             for sub in ("tmp", "new", "cur"):
                 (self.path / sub).mkdir(parents=True, exist_ok=True)
             self._ready = True
-        name = self._unique_name()
-        tmp = self.path / "tmp" / name
+        if again and self._delivered(name):
+            return
+        tmp = self.path / "tmp" / f"{name}.{os.getpid()}.{next(self._serial)}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             view = memoryview(data)
@@ -119,25 +140,23 @@ class MaildirTransport:
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
-        with self._count_lock:
-            self._renames += 1
-            mine = self._renames
         # The row is marked sent next: the new directory entry must be on disk first.
-        # Mails delivered side by side share the fsync of new/ (group commit).
-        with self._sync_lock:
-            if self._synced >= mine:
-                return  # an fsync that started after our rename has covered it
-            with self._count_lock:
-                covered = self._renames
-            _fsync(self.path / "new")
-            self._synced = covered
+        _fsync(self.path / "new")
 
-    async def send(self, data: bytes, sender: str, recipients: Sequence[str]) -> None:
+    async def send(
+        self,
+        data: bytes,
+        sender: str,
+        recipients: Sequence[str],
+        *,
+        key: str = "",
+        again: bool = False,
+    ) -> None:
         # Files on disk use the local line end, LF, as ``data`` has it; the
         # envelope goes where a local delivery agent puts it.
         data = f"Return-Path: <{sender}>\n".encode() + data
         try:
-            await asyncio.to_thread(self._deliver, data)
+            await asyncio.to_thread(self._deliver, data, self._name(key), again)
         except OSError as exc:  # a full disk or a missing permission may well pass
             raise TemporaryFailure(f"maildir {self.path}: {exc}", relay_down=True) from exc
 
@@ -178,7 +197,17 @@ class SmtpTransport:
         self.password = password
         self.timeout = timeout
 
-    async def send(self, data: bytes, sender: str, recipients: Sequence[str]) -> None:
+    async def send(
+        self,
+        data: bytes,
+        sender: str,
+        recipients: Sequence[str],
+        *,
+        key: str = "",
+        again: bool = False,
+    ) -> None:
+        # A relay cannot say whether it had the message before (``again``): it goes
+        # again, its Message-ID the same, and mail programs fold the two.
         where = f"{self.host}:{self.port}"
         # RFC 6531: a non-ASCII address (or header, RFC 6532) needs SMTPUTF8.
         utf8 = not (data.isascii() and sender.isascii() and all(r.isascii() for r in recipients))

@@ -27,14 +27,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, AnyStr
 
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session, syntax
 
 from pbm.config import Config
 from pbm.mail import status
-from pbm.mail.addresses import accepts
+from pbm.mail.addresses import accepts, ours
 from pbm.mail.controls import has_controls
 from pbm.runners.logs import Throttled
 from pbm.runners.rates import ClientRates, Clock
@@ -43,54 +43,6 @@ from pbm.store.engine import Database
 from pbm.usecases.site import utc_now
 
 log = logging.getLogger("pbm.listener")
-
-
-class InboxWriter:
-    """Commits received mails to the inbox, many to a transaction (group commit).
-
-    Every DATA waits for its own row to be committed before it answers 250,
-    but mails that arrive while a commit is under way share the next one: one
-    fsync for a burst of mail instead of one each.
-    """
-
-    def __init__(self, db: Database, clock: Callable[[], datetime]) -> None:
-        self.db = db
-        self.clock = clock
-        self._pending: list[tuple[bytes, str, list[str], asyncio.Future[int]]] = []
-        self._flushing = False
-        self._task: asyncio.Task[None] | None = None
-
-    async def add(self, raw: bytes, mail_from: str, rcpt_tos: list[str]) -> int:
-        """Store one mail durably; its inbox row id."""
-        fut: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self._pending.append((raw, mail_from, rcpt_tos, fut))
-        if not self._flushing:
-            self._flushing = True
-            self._task = asyncio.create_task(self._flush())
-        return await fut
-
-    async def _flush(self) -> None:
-        try:
-            while self._pending:
-                batch, self._pending = self._pending, []
-                try:
-                    ids = await asyncio.to_thread(self._store, [b[:3] for b in batch])
-                except Exception as exc:
-                    for *_, fut in batch:
-                        if not fut.done():
-                            fut.set_exception(exc)
-                else:
-                    for (*_, fut), row_id in zip(batch, ids, strict=True):
-                        if not fut.done():
-                            fut.set_result(row_id)
-        finally:
-            self._flushing = False
-
-    def _store(self, mails: list[tuple[bytes, str, list[str]]]) -> list[int]:
-        # The Message-ID is filled in by the worker, which reads the mail anyway.
-        received = [inbox.Received(raw, mail_from, rcpts) for raw, mail_from, rcpts in mails]
-        with self.db.transaction() as s:
-            return inbox.add(s, received, self.clock())
 
 
 class InboxHandler:
@@ -106,7 +58,8 @@ class InboxHandler:
     ) -> None:
         self.config = config
         self.wake = wake
-        self.writer = InboxWriter(db, clock)
+        self.db = db
+        self.clock = clock
         self.trouble = Throttled(log, "could not commit a message to the inbox; answered 451")
         self.lmtp = config.smtp.protocol == "lmtp"
         # Behind a mail server (LMTP) every mail comes from that one client.
@@ -117,6 +70,13 @@ class InboxHandler:
                 config.smtp.messages_per_minute,
                 clock=rate_clock,
             )
+
+    def _store(self, raw: bytes, mail_from: str, rcpt_tos: list[str]) -> int:
+        """Commit one received mail to the inbox: its row id. (The Message-ID is read by
+        the inbox runner, which reads the mail anyway.)"""
+        with self.db.transaction() as session:
+            (row_id,) = inbox.add(session, [inbox.Received(raw, mail_from, rcpt_tos)], self.clock())
+            return row_id
 
     def admit_connection(self, peer: Any) -> bool:
         """Whether a new connection from ``peer`` is within its client's rate."""
@@ -153,8 +113,11 @@ class InboxHandler:
     ) -> str:
         if has_controls(address) or "\n" in address:
             return status.BAD_ADDRESS
-        if not accepts(address, self.config.mail.address):
+        if not accepts(address, self.config.mail.address, self.config.mail.secret):
             log.info("refused RCPT %s from %s", address, session.peer)
+            if ours(address, self.config.mail.address):
+                # A reply or bounce address whose token we did not make (RFC 5321 §3.3).
+                return status.NO_SUCH_ADDRESS.format(address=address)
             return status.NO_SUCH_USER.format(address=address)
         limit = self.config.smtp.max_recipients
         if 0 < limit <= len(envelope.rcpt_tos):
@@ -169,7 +132,7 @@ class InboxHandler:
         if not rcpts:
             return status.NO_RECIPIENTS
         try:
-            row_id = await self.writer.add(raw, envelope.mail_from or "", rcpts)
+            row_id = await asyncio.to_thread(self._store, raw, envelope.mail_from or "", rcpts)
         except Exception as exc:
             self.trouble.fault(exc)
             if self.lmtp:
@@ -213,6 +176,19 @@ def _per_recipient(reply: str, rcpts: list[str], **values: object) -> str:
 class _Fixes(SMTP):
     """What pbm answers differently from aiosmtpd, for SMTP and LMTP alike."""
 
+    _auth_logged = False  # this session's AUTH was logged: the next ones are not
+
+    # No @syntax: HELP does not list AUTH, as EHLO does not offer it.
+    async def smtp_AUTH(self, arg: str) -> None:
+        """pbm has no SMTP logins, so AUTH is a command it does not implement (RFC 5321
+        §4.2.4: 502; RFC 3463 X.5.1). aiosmtpd would start its built-in LOGIN and PLAIN
+        exchanges under TLS; a client that asks again and again is logged once."""
+        if not self._auth_logged:
+            self._auth_logged = True
+            peer = self.session.peer if self.session is not None else None
+            log.info("AUTH from %s: answered 502 (pbm has no SMTP logins)", peer)
+        await self.push(status.NO_AUTH)
+
     @syntax("STARTTLS", when="tls_context")
     async def smtp_STARTTLS(self, arg: str) -> None:
         if self._tls_protocol is not None:  # RFC 3207 §4.2: once only
@@ -220,15 +196,17 @@ class _Fixes(SMTP):
             return
         await super().smtp_STARTTLS(arg)
 
-    async def push(self, reply: str) -> None:  # type: ignore[override]
+    async def push(self, reply: AnyStr) -> None:
         # aiosmtpd answers an oversize DATA with one bare 552; say it with its
         # enhanced code and, over LMTP, once for every accepted recipient (RFC 2033 §4.2).
-        if reply.startswith("552 Error: Too much mail data"):
+        # (aiosmtpd pushes bytes too, as SMTP.push allows: they pass as they are.)
+        if isinstance(reply, str) and reply.startswith("552 Error: Too much mail data"):
             rcpts = list(self.envelope.rcpt_tos) if self.envelope is not None else []
             if isinstance(self, LMTP) and rcpts:
-                reply = _per_recipient(status.LMTP_TOO_BIG, rcpts)
+                await super().push(_per_recipient(status.LMTP_TOO_BIG, rcpts))
             else:
-                reply = status.TOO_BIG
+                await super().push(status.TOO_BIG)
+            return
         await super().push(reply)
 
 
@@ -345,12 +323,36 @@ class Listener:
                 self.unix_path.unlink(missing_ok=True)
 
 
+class CannotListen(OSError):
+    """A listen address that cannot be had (the port taken by another program, a folder
+    missing): one line that says where, under which config key (``key``), and why."""
+
+    def __init__(self, key: str, where: str, exc: OSError) -> None:
+        # asyncio words a taken port at length ("error while attempting to bind on
+        # address ('127.0.0.1', 2525): address already in use"): one wording for both.
+        taken = exc.errno == errno.EADDRINUSE
+        reason = "address already in use" if taken else (exc.strerror or str(exc))
+        super().__init__(exc.errno, f"cannot listen on {where} ({key}): {reason}")
+        self.key = key
+        self.taken = taken
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
 async def listen(config: Config, handler: InboxHandler) -> Listener:
     """Start listening where ``smtp.listen`` says: ``HOST:PORT`` or ``unix:/PATH``.
 
-    OSError when that is not possible (the port taken, another server on the
+    ``CannotListen`` when that is not possible (the port taken, another server on the
     socket, a folder missing); ``ConfigError`` for a listen value of neither form.
     """
+    try:
+        return await _listen(config, handler)
+    except OSError as exc:
+        raise CannotListen("smtp.listen", config.smtp.listen, exc) from exc
+
+
+async def _listen(config: Config, handler: InboxHandler) -> Listener:
     loop = asyncio.get_running_loop()
     factory = smtp_factory(handler, config)
     protocol = "LMTP" if handler.lmtp else "SMTP"

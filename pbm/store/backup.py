@@ -4,7 +4,9 @@ Copying the file of a database in WAL mode is unsafe (the newest commits may
 still be in the ``-wal`` file, and a copy taken mid-write is torn). ``backup``
 copies a consistent snapshot page by page through ``sqlite3.Connection.backup``
 into a new file beside the target, checks it, makes it a self-contained
-file (rollback journal, not WAL) and renames it into place.
+file (rollback journal, not WAL) and renames it into place. The file is its
+owner's alone (mode 0600, whatever the umask): it holds the password hashes,
+the addresses and the reply tokens' secrets.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ def backup(db: Database, target: Path) -> int:
         raise BackupError(f"{target} exists: name a new file")
     tmp = target.with_name(f".{target.name}.tmp")
     tmp.unlink(missing_ok=True)
+    # Made the owner's alone before a byte is written into it (sqlite3 would use the umask).
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    os.chmod(tmp, 0o600)
     try:
         source = db.engine.raw_connection()
         try:

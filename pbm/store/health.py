@@ -3,17 +3,20 @@
 ``read`` takes the numbers (waiting mail, replies to send, failed deliveries);
 ``problems`` says, as a pure function of them, the time and the limits,
 what is wrong: mail that waited too long to be acted on or to be sent, or
-replies given up on lately.
+replies given up on lately. ``web_problem`` is the one look elsewhere: whether the
+web site answers where it listens.
 """
 
 from __future__ import annotations
 
+import http.client
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from pbm.model import MailStatus
 from pbm.store import inbox, outbox
 from pbm.store.tables import PasswordFailure, table
 
@@ -37,7 +40,7 @@ class Health:
 
     @property
     def waiting(self) -> int:
-        return self.inbox.get("new", 0)
+        return self.inbox.get(MailStatus.NEW, 0)
 
 
 def read(
@@ -133,3 +136,41 @@ def warnings(health: Health) -> list[str]:
             "(pbm outbox list; pbm player unlock UID sends a player's now)"
         )
     return found
+
+
+WEB_TIMEOUT_SECONDS = 5.0  # what pbm status waits for the web site's answer
+
+
+def web_address(listen: str) -> str:
+    """The address ``pbm status`` asks the web site at: its ``web.listen``, on this
+    machine's loopback when it listens on every address."""
+    host, _, port = listen.rpartition(":")
+    host = host.strip("[]")
+    if host in ("", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+def web_problem(listen: str, timeout: float = WEB_TIMEOUT_SECONDS) -> str | None:
+    """What is wrong with the web site listening on ``listen`` (``web.listen``; empty: no
+    site, nothing to look at): a GET of its front page that gets no answer within
+    ``timeout``, or an answer of 500 or more. None when it answers."""
+    if not listen:
+        return None
+    url = web_address(listen)
+    host, _, port = url.removeprefix("http://").rstrip("/").rpartition(":")
+    try:
+        conn = http.client.HTTPConnection(host.strip("[]"), int(port), timeout=timeout)
+        try:
+            conn.request("GET", "/")
+            status = conn.getresponse().status
+        finally:
+            conn.close()
+    except (OSError, ValueError, http.client.HTTPException) as exc:
+        why = str(exc) or type(exc).__name__
+        return f"the web site does not answer at {url} ({why})"
+    if status >= 500:
+        return f"the web site answers {url} with {status}"
+    return None

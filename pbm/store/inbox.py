@@ -1,19 +1,19 @@
-"""The inbox queue: received mail, acted on by inbox workers, marked when done.
+"""The inbox queue: received mail, acted on by inbox runners, marked when done.
 
-A mail is stored before the listener answers 250 (``add``). A worker reads
-what waits (``waiting``) on a snapshot and works it out there; then, in one
-write transaction, it takes the rows that still wait (``take``: on
-PostgreSQL rows another worker holds are skipped, ``FOR UPDATE SKIP
-LOCKED``), writes what they caused and marks them (``finish``). A worker that
-dies before its commit leaves the rows waiting, for the next one. The
+A mail is stored before the listener answers 250 (``add``). An inbox runner
+claims the oldest waiting mail under a lease (``claim_next``: on PostgreSQL
+a row another runner is claiming is skipped, ``FOR UPDATE SKIP LOCKED``),
+works it out on a snapshot, then, in one write transaction, writes what it
+caused and marks it (``finish``). A runner that dies before its commit leaves
+the mail claimed until the lease ends; then it is claimed again. The
 Message-IDs of command mails acted on are remembered (``remember``), so a
 mail delivered twice acts once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
 from typing import NamedTuple
 
 import sqlalchemy as sa
@@ -46,13 +46,15 @@ class WaitingMail(NamedTuple):
 
 
 class Finished(NamedTuple):
-    """How an inbox row ended: its status and note, and the Message-ID read from it."""
+    """How an inbox row ended: its status and note, the Message-ID read from it and the
+    mail as it is kept from now on (``raw``; None: as it came)."""
 
     inbox_id: int
     status: str  # done | ignored | failed
     note: str | None = None
     message_id: str | None = None  # None: leave the row's as it is
-    processed_by: str | None = None  # the worker
+    processed_by: str | None = None  # the runner
+    raw: bytes | None = None
 
 
 def add(session: Session, mails: Sequence[Received], now: datetime) -> list[int]:
@@ -73,37 +75,67 @@ def add(session: Session, mails: Sequence[Received], now: datetime) -> list[int]
     return [int(i) for i in session.execute(stmt, rows).scalars()]
 
 
-def waiting(session: Session, limit: int) -> list[WaitingMail]:
-    """The mails that wait to be acted on, oldest first."""
-    stmt = (
-        sa.select(INBOX.c.id, INBOX.c.raw, INBOX.c.mail_from, INBOX.c.rcpt_to, INBOX.c.attempts)
-        .where(INBOX.c.status == "new")
-        .order_by(INBOX.c.id)
-        .limit(limit)
+def claim_next(
+    session: Session, worker: str, now: datetime, lease: timedelta
+) -> WaitingMail | None:
+    """The oldest waiting mail that no other runner's live lease holds, claimed for
+    ``worker`` until ``now + lease``; None when none waits. A mail ``worker`` claimed
+    already (its last try met a database fault) is its own to take again."""
+    free = sa.or_(
+        INBOX.c.claimed_until.is_(None),
+        INBOX.c.claimed_until < now,
+        INBOX.c.claimed_by == worker,
     )
-    return [WaitingMail(int(i), raw, mf, rt, int(n)) for i, raw, mf, rt, n in session.execute(stmt)]
+    found = session.execute(
+        sa.select(INBOX.c.id)
+        .where(INBOX.c.status == "new", free)
+        .order_by(INBOX.c.id)
+        .limit(1)
+        .with_for_update(skip_locked=True)
+    ).scalar()
+    if found is None:
+        return None
+    row = session.execute(
+        sa.update(INBOX)
+        .where(INBOX.c.id == found)
+        .values(claimed_by=worker, claimed_until=now + lease)
+        .returning(INBOX.c.id, INBOX.c.raw, INBOX.c.mail_from, INBOX.c.rcpt_to, INBOX.c.attempts)
+    ).one()
+    return WaitingMail(int(row.id), row.raw, row.mail_from, row.rcpt_to, int(row.attempts))
+
+
+def still_mine(session: Session, inbox_id: int, worker: str) -> bool:
+    """Whether the mail still waits under ``worker``'s claim, locked for the caller's
+    transaction: false when another runner took it over (the lease ran out)."""
+    stmt = (
+        sa.select(INBOX.c.id)
+        .where(INBOX.c.id == inbox_id, INBOX.c.status == "new", INBOX.c.claimed_by == worker)
+        .with_for_update()
+    )
+    return session.execute(stmt).first() is not None
 
 
 def count_attempt(session: Session, inbox_id: int) -> None:
-    """One more failed attempt at working out a mail (it stays waiting)."""
-    stmt = sa.update(INBOX).where(INBOX.c.id == inbox_id).values(attempts=INBOX.c.attempts + 1)
+    """One more failed attempt at working out a mail: it waits again, for any runner."""
+    stmt = (
+        sa.update(INBOX)
+        .where(INBOX.c.id == inbox_id)
+        .values(attempts=INBOX.c.attempts + 1, claimed_by=None, claimed_until=None)
+    )
     session.execute(stmt)
 
 
-def take(session: Session, ids: Sequence[int]) -> set[int]:
-    """Of ``ids``, the rows that still wait, locked for the caller's transaction.
-
-    Another worker's transaction may hold some (PostgreSQL: ``FOR UPDATE SKIP
-    LOCKED``) or have finished them since: those are not the caller's.
-    """
-    if not ids:
-        return set()
-    stmt = (
-        sa.select(INBOX.c.id)
-        .where(INBOX.c.id.in_(ids), INBOX.c.status == "new")
-        .with_for_update(skip_locked=True)
+def release_dead(session: Session, dead: Callable[[str], bool]) -> int:
+    """Give back waiting mails whose claimer (``claimed_by``) ``dead`` says has died."""
+    stmt = sa.select(INBOX.c.id, INBOX.c.claimed_by).where(
+        INBOX.c.status == "new", INBOX.c.claimed_by.is_not(None)
     )
-    return {int(i) for i in session.execute(stmt).scalars()}
+    gone = [int(i) for i, by in session.execute(stmt) if dead(str(by))]
+    if gone:
+        session.execute(
+            sa.update(INBOX).where(INBOX.c.id.in_(gone)).values(claimed_by=None, claimed_until=None)
+        )
+    return len(gone)
 
 
 def finish(
@@ -129,7 +161,11 @@ def finish(
                 sa.bindparam("message_id", type_=sa.String), INBOX.c.message_id
             ),
             processed_by=sa.bindparam("processed_by"),
-            **({"raw": b""} if erase else {}),
+            raw=(
+                sa.literal(b"")
+                if erase
+                else sa.func.coalesce(sa.bindparam("raw", type_=sa.LargeBinary), INBOX.c.raw)
+            ),
         )
     )
     params = [{**row._asdict(), "processed_at": now} for row in finished]

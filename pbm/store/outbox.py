@@ -1,11 +1,11 @@
 """The outbox queue: replies written with the change that caused them, until sent.
 
 Rows are written in the use case's own transaction (``enqueue``). A sender
-claims due rows with a lease (``claim_due``; on PostgreSQL ``FOR UPDATE SKIP
-LOCKED``), or the rows its own inbox worker just wrote (``claim_written``),
-delivers them and records each outcome: sent (``mark_sent``), tried again
-later or failed for good (``record_failure``). A lease that runs out (its
-sender died) lets any sender take the row again; a row marked sent is never
+claims the next due row with a lease (``claim_next``; on PostgreSQL ``FOR
+UPDATE SKIP LOCKED``), delivers it and records its outcome: sent
+(``mark_sent``), tried again later or failed for good (``record_failure``).
+A lease that runs out (its sender died) lets any sender take the row again,
+and it is sent again: at least once, never lost. A row marked sent is never
 sent again.
 """
 
@@ -13,19 +13,20 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from pbm.replies import Reply, attachments_json
+from pbm.replies import Reply, attachments_json, pictures_json
 from pbm.store.tables import OutboxMessage, table
 
 OUTBOX = table(OutboxMessage)
 STATUSES = ("pending", "sent", "failed")
 # The note of a counted answer held back by the answer limits (``Reply.not_before``).
 HELD = "held by the answer limits until answers to this address resume"
+HOUR = timedelta(hours=1)
 
 
 class ClaimedMail(NamedTuple):
@@ -46,9 +47,10 @@ class ClaimedMail(NamedTuple):
     attachment: str | None = None  # JSON (``pbm.replies.attachments_json``)
     thread: str | None = None  # the subject of its board's thread
     picture: str | None = None  # JSON (``pbm.replies.Picture``)
+    again: bool = False  # a send of it was begun before and its outcome never written
 
 
-_CLAIMED = tuple(OUTBOX.c[name] for name in ClaimedMail._fields)
+_CLAIMED = tuple(OUTBOX.c[name] for name in ClaimedMail._fields if name != "again")
 
 
 def new_message_id(domain: str) -> str:
@@ -81,7 +83,8 @@ def enqueue(
             "attachment": attachments_json(reply.attachments),
             "last_error": HELD if reply.not_before else None,
             "thread": reply.thread,
-            "picture": reply.picture.to_json() if reply.picture is not None else None,
+            "picture": pictures_json(reply),
+            "kind": str(reply.kind),
         }
         for reply in replies
         if reply.to
@@ -93,129 +96,72 @@ def enqueue(
 
 
 def _due(now: datetime) -> sa.ColumnElement[bool]:
-    """Pending rows whose time has come, that no live lease holds and that were not
-    handed to the transport already."""
+    """Pending rows whose time has come and that no live lease holds."""
     return sa.and_(
         OUTBOX.c.status == "pending",
-        OUTBOX.c.handed_at.is_(None),
         sa.or_(OUTBOX.c.next_attempt_at.is_(None), OUTBOX.c.next_attempt_at <= now),
         sa.or_(OUTBOX.c.claimed_until.is_(None), OUTBOX.c.claimed_until < now),
     )
 
 
-def _claim(
-    session: Session,
-    which: sa.ColumnElement[bool],
-    worker: str,
-    now: datetime,
-    lease: timedelta,
-    limit: int | None = None,
-) -> list[ClaimedMail]:
-    """Lease the due rows of ``which`` (oldest first, up to ``limit``) that nobody holds.
+def claim_next(
+    session: Session, worker: str, now: datetime, lease: timedelta
+) -> ClaimedMail | None:
+    """The oldest due row, claimed for ``worker`` until ``now + lease``; None if none.
 
-    The due test sits in the locking SELECT itself: under READ COMMITTED,
-    PostgreSQL re-tests that scan's conditions on the newest version of a
-    row it locks, so a row another sender claimed and committed after this
-    statement's snapshot is dropped, not claimed twice; under REPEATABLE
-    READ the claim fails with a serialization error instead. (A due test in
-    an unlocked subquery is judged on the old snapshot only.) The limit
-    applies after SKIP LOCKED, so rows others hold do not use it up.
+    The claim is also the mark that a send was begun (``handed_at``), written
+    before the message is handed over: a row claimed again whose mark is still
+    there (its sender died, or could not write the outcome: a full disk) may
+    have gone out already. It is sent again all the same (at least once, as
+    Postfix delivers) and says so (``ClaimedMail.again``), so that the
+    transport can keep the duplicate harmless.
+
+    On PostgreSQL a row another sender is claiming is skipped (``FOR UPDATE
+    SKIP LOCKED``); SQLite's write transaction holds the whole file.
     """
-    free = sa.select(OUTBOX.c.id).where(which, _due(now)).order_by(OUTBOX.c.id)
-    if limit is not None:
-        free = free.limit(limit)
-    # MATERIALIZED: run once. As an IN subquery the planner may rescan it per
-    # row (a nested loop semi join), and each rescan, skipping the rows this
-    # statement has just updated, locks further ones: far past the limit.
-    held = (
-        free.with_for_update(skip_locked=True)
-        .cte("held")
-        .prefix_with("MATERIALIZED", dialect="postgresql")
-    )
-    stmt = (
+    found = session.execute(
+        sa.select(OUTBOX.c.id, OUTBOX.c.handed_at)
+        .where(_due(now))
+        .order_by(OUTBOX.c.id)
+        .limit(1)
+        .with_for_update(skip_locked=True)
+    ).first()
+    if found is None:
+        return None
+    row = session.execute(
         sa.update(OUTBOX)
-        # The due test again, on the row version the UPDATE writes.
-        .where(OUTBOX.c.id == held.c.id, _due(now))
-        .values(claimed_by=worker, claimed_until=now + lease)
+        .where(OUTBOX.c.id == found.id)
+        .values(claimed_by=worker, claimed_until=now + lease, handed_at=now)
         .returning(*_CLAIMED)
+    ).one()
+    return ClaimedMail(*row)._replace(again=found.handed_at is not None)
+
+
+def _ours(ids: Sequence[int], worker: str) -> sa.ColumnElement[bool]:
+    return sa.and_(
+        OUTBOX.c.id.in_(ids), OUTBOX.c.claimed_by == worker, OUTBOX.c.status == "pending"
     )
-    return sorted(ClaimedMail(*row) for row in session.execute(stmt))
-
-
-def claim_due(
-    session: Session, worker: str, now: datetime, limit: int, lease: timedelta
-) -> list[ClaimedMail]:
-    """Take up to ``limit`` due rows, oldest first, for ``lease``.
-
-    Rows handed to the transport whose outcome was never written (the sender's
-    database write failed, or it died just then) are taken as sent first: they
-    most likely were, and a reply sent twice is what must not happen.
-    """
-    unrecorded = sa.and_(
-        OUTBOX.c.status == "pending",
-        OUTBOX.c.handed_at.is_not(None),
-        sa.or_(OUTBOX.c.claimed_until.is_(None), OUTBOX.c.claimed_until < now),
-    )
-    session.execute(
-        sa.update(OUTBOX)
-        .where(unrecorded)
-        .values(
-            status="sent",
-            sent_at=OUTBOX.c.handed_at,
-            attempts=OUTBOX.c.attempts + 1,
-            claimed_by=None,
-            claimed_until=None,
-            last_error="handed to the transport; its outcome was never written: taken as sent",
-        )
-    )
-    return _claim(session, sa.true(), worker, now, lease, limit)
-
-
-def mark_handed(session: Session, ids: Sequence[int], worker: str, now: datetime) -> set[int]:
-    """Mark claimed rows as given to the transport, before they are; the ids marked.
-
-    Written before the hand-over, so that a retry finds it done even when its
-    outcome cannot be written after (a full disk): at most once, not twice.
-    """
-    if not ids:
-        return set()
-    stmt = (
-        sa.update(OUTBOX)
-        .where(OUTBOX.c.id.in_(ids), OUTBOX.c.claimed_by == worker, OUTBOX.c.status == "pending")
-        .values(handed_at=now)
-        .returning(OUTBOX.c.id)
-    )
-    return {int(i) for i in session.execute(stmt).scalars()}
-
-
-def claim_written(
-    session: Session, ids: Sequence[int], worker: str, now: datetime, lease: timedelta
-) -> list[ClaimedMail]:
-    """Take the rows of ``ids`` that are due: replies the caller's transaction just wrote."""
-    if not ids:
-        return []
-    return _claim(session, OUTBOX.c.id.in_(ids), worker, now, lease)
 
 
 def release(session: Session, ids: Sequence[int], worker: str) -> None:
-    """Give back rows ``worker`` claimed but did not try, to be claimed again at once."""
+    """Give back rows ``worker`` claimed but did not hand over, to be claimed again at once."""
     if ids:
         session.execute(
             sa.update(OUTBOX)
-            .where(OUTBOX.c.id.in_(ids), OUTBOX.c.claimed_by == worker)
+            .where(_ours(ids, worker))
             .values(claimed_by=None, claimed_until=None, handed_at=None)
         )
 
 
 def defer(session: Session, ids: Sequence[int], worker: str, until: datetime) -> None:
-    """Give back rows ``worker`` claimed but could not try now, due again at ``until``.
+    """Give back rows ``worker`` claimed but could not hand over now, due again at ``until``.
 
     No attempt is charged: the relay was down, the messages were not at fault.
     """
     if ids:
         session.execute(
             sa.update(OUTBOX)
-            .where(OUTBOX.c.id.in_(ids), OUTBOX.c.claimed_by == worker)
+            .where(_ours(ids, worker))
             .values(claimed_by=None, claimed_until=None, next_attempt_at=until, handed_at=None)
         )
 
@@ -266,6 +212,78 @@ def record_failure(
     return status if session.execute(stmt).first() is not None else None
 
 
+class LastOfKind(NamedTuple):
+    """The latest mail of a kind to an address: when it is (or was) due, and whether it
+    still waits to be sent (held for later, nobody sending it); ``recent``: how many of
+    that kind to that address were due since the time asked about."""
+
+    id: int
+    due_at: datetime
+    waiting: bool
+    recent: int
+
+
+def last_of_kind(session: Session, to: str, kind: str, since: datetime) -> LastOfKind | None:
+    """The latest mail of ``kind`` to ``to`` due since ``since`` (or later), if any."""
+    due_at = sa.func.coalesce(OUTBOX.c.next_attempt_at, OUTBOX.c.created_at)
+    stmt = (
+        sa.select(OUTBOX.c.id, due_at.label("due_at"), OUTBOX.c.status, OUTBOX.c.claimed_until)
+        .where(
+            sa.func.lower(OUTBOX.c.to_addr) == to.lower(),
+            OUTBOX.c.kind == kind,
+            due_at >= since,
+        )
+        .order_by(OUTBOX.c.id.desc())
+        .limit(1)
+    )
+    row = session.execute(stmt).first()
+    if row is None:
+        return None
+    due = row.due_at if isinstance(row.due_at, datetime) else datetime.fromisoformat(row.due_at)
+    if due.tzinfo is None:
+        due = due.replace(tzinfo=UTC)
+    waiting = row.status == "pending" and row.claimed_until is None and due > since + HOUR
+    count = session.execute(
+        sa.select(sa.func.count()).where(
+            sa.func.lower(OUTBOX.c.to_addr) == to.lower(), OUTBOX.c.kind == kind, due_at >= since
+        )
+    ).scalar_one()
+    return LastOfKind(int(row.id), due, waiting, int(count))
+
+
+GATHERED = (
+    "Several challenges came for you within the hour, so they come together in this "
+    "mail. To answer one, send the command it names (a reply with just accept cannot "
+    "tell which one you mean)."
+)
+
+
+def gather_challenge(session: Session, row_id: int, subject: str, body: str) -> None:
+    """Add one more challenge to the held mail ``row_id``: it becomes a mail of them all,
+    about no one board (each names its own command)."""
+    row = session.execute(
+        sa.select(OUTBOX.c.subject, OUTBOX.c.body, OUTBOX.c.board).where(OUTBOX.c.id == row_id)
+    ).one()
+    text = row.body
+    if row.board is not None:  # the first one gathered: its own text becomes a part
+        text = f"{GATHERED}\n\n== {row.subject} ==\n\n{text.rstrip()}\n"
+    text += f"\n== {subject} ==\n\n{body.rstrip()}\n"
+    count = text.count("\n== ")
+    session.execute(
+        sa.update(OUTBOX)
+        .where(OUTBOX.c.id == row_id)
+        .values(
+            subject=f"pbm - {count} challenges for you",
+            body=text,
+            board=None,
+            reply_as=None,
+            reply_key=None,
+            thread=None,
+            picture=None,
+        )
+    )
+
+
 def release_dead(session: Session, dead: Callable[[str], bool]) -> int:
     """Give back pending rows whose claimer (``claimed_by``) ``dead`` says has died."""
     stmt = sa.select(OUTBOX.c.id, OUTBOX.c.claimed_by).where(
@@ -279,18 +297,6 @@ def release_dead(session: Session, dead: Callable[[str], bool]) -> int:
             .values(claimed_by=None, claimed_until=None)
         )
     return len(gone)
-
-
-def next_due(session: Session, now: datetime) -> datetime | None:
-    """When the earliest pending row that no live lease holds is due."""
-    due_at = sa.func.coalesce(OUTBOX.c.next_attempt_at, OUTBOX.c.created_at)
-    stmt = sa.select(sa.func.min(due_at)).where(
-        OUTBOX.c.status == "pending",
-        OUTBOX.c.handed_at.is_(None),
-        sa.or_(OUTBOX.c.claimed_until.is_(None), OUTBOX.c.claimed_until < now),
-    )
-    found: datetime | None = session.execute(stmt).scalar()
-    return found
 
 
 def listing(session: Session, status: str | None = None) -> list[OutboxMessage]:

@@ -24,6 +24,7 @@ from typing import NamedTuple
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from pbm.model import MailStatus
 from pbm.store.engine import Database
 from pbm.store.tables import (
     AnswerCount,
@@ -84,7 +85,7 @@ def prune(session: Session, now: datetime, keep_raw_days: int) -> Pruned:
     raw = conn.execute(
         sa.update(_INBOX)
         .where(
-            _INBOX.c.status != "new",
+            _INBOX.c.status != MailStatus.NEW,
             _older(acted_on, limit),
             sa.func.length(_INBOX.c.raw) > 0,
         )

@@ -14,6 +14,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Dialect
 from sqlmodel import Field, SQLModel
 
+from pbm.model import AccountStatus, BoardStatus, MailStatus
+
 
 class UTCDateTime(sa.types.TypeDecorator[datetime]):
     """A timestamp stored in UTC and always read back timezone-aware.
@@ -60,11 +62,13 @@ class Player(SQLModel, table=True):
     full_name: str = ""
     password_hash: str
     created_at: datetime = _utc_column()
-    status: str = "active"  # pending (a signup not yet confirmed) | active
+    status: str = AccountStatus.ACTIVE
     reset_nonce: str | None = None  # makes a password reset address usable once
     lockout_told_at: datetime | None = _utc_column(nullable=True)
     lockout_answered_at: datetime | None = _utc_column(nullable=True)
     format: str = "html"  # html: a picture of the board with the text | text: plain text only
+    new_email: str | None = None  # an address change, until a reply from it confirms it
+    new_email_nonce: str | None = None  # makes that confirmation's reply address its own
 
 
 class Game(SQLModel, table=True):
@@ -93,10 +97,9 @@ class Game(SQLModel, table=True):
     options: dict[str, str] = Field(default_factory=dict, sa_type=sa.JSON, nullable=False)
     white: str = Field(foreign_key="players.userid", index=True)
     black: str = Field(foreign_key="players.userid", index=True)
-    # waiting (a challenge not yet accepted) | active | finished | cancelled
-    status: str = Field(default="active", index=True)
-    result: str | None = None  # "1-0" | "0-1" | "1/2-1/2"
-    termination: str | None = None  # the game's (castle, checkmate...) or resign, forfeit...
+    status: str = Field(default=BoardStatus.ACTIVE, index=True)
+    result: str | None = None  # a ``pbm.games.Result``
+    termination: str | None = None  # the game's (castle, checkmate...) or a ``Termination``
     position: str = Field(sa_type=sa.Text)
     ply: int = 0
     version: int = 0  # bumped by every change, queued moves too; guards lost updates
@@ -180,21 +183,60 @@ class Rating(SQLModel, table=True):
     games_played: int = 0
 
 
-class QueuedMove(SQLModel, table=True):
-    """A move a player queued for his next turn, maybe only if the opponent plays ``if_move``.
+class MoveTree(SQLModel, table=True):
+    """A player's conditional move tree on a board (``pbm.usecases.trees``): his answers
+    keyed by the opponent's reply, ``lines`` as JSON; one a player and board."""
 
-    Rows of one player on one board are alternatives, tried in ``id`` order
-    when the opponent moves; then all of them are gone.
-    """
-
-    __tablename__ = "queued_moves"
+    __tablename__ = "move_trees"
+    __table_args__ = (sa.UniqueConstraint("board", "userid", name="uq_move_trees_board_userid"),)
 
     id: int | None = Field(default=None, primary_key=True)
     board: int = Field(foreign_key="games.board", index=True)
     userid: str = Field(foreign_key="players.userid")
-    move_text: str
-    if_move: str | None = None
+    lines: str = Field(sa_type=sa.Text)
     created_at: datetime = _utc_column()
+
+
+class DigestPlan(SQLModel, table=True):
+    """A player who gets one mail at set times (a digest) instead of one a move: ``times``
+    (``HH:MM,HH:MM``) in ``zone``; ``next_at``: when the next is due (the timers' index)."""
+
+    __tablename__ = "digests"
+
+    userid: str = Field(foreign_key="players.userid", primary_key=True)
+    times: str
+    zone: str
+    next_at: datetime = _utc_column(index=True)
+
+
+class GlickoRating(SQLModel, table=True):
+    """A player's Glicko-2 rating in one game and variant (``pbm.glicko``), as of the end
+    of ``rated_until``'s rating period (a day, UTC)."""
+
+    __tablename__ = "glicko_ratings"
+    __table_args__ = (
+        sa.UniqueConstraint("game", "variant", "userid", name="uq_glicko_game_variant_userid"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game: str
+    variant: str
+    userid: str = Field(foreign_key="players.userid")
+    rating: float
+    deviation: float
+    volatility: float
+    games_played: int = 0
+    rated_until: datetime = _utc_column()
+
+
+class RatingPeriod(SQLModel, table=True):
+    """How far the rating periods are worked out: every game that ended before
+    ``rated_until`` is in the Glicko-2 ratings (one row, ``name`` ``glicko-2``)."""
+
+    __tablename__ = "rating_periods"
+
+    name: str = Field(primary_key=True)
+    rated_until: datetime = _utc_column()
 
 
 class Vacation(SQLModel, table=True):
@@ -246,11 +288,13 @@ class InboxMessage(SQLModel, table=True):
     rcpt_to: str = Field(sa_type=sa.Text)
     message_id: str | None = Field(default=None, index=True)
     raw: bytes = Field(sa_type=sa.LargeBinary)
-    status: str = Field(default="new", index=True)  # new | done | ignored | failed
+    status: str = Field(default=MailStatus.NEW, index=True)
     note: str | None = Field(default=None, sa_type=sa.Text)
     processed_at: datetime | None = _utc_column(nullable=True, index=True)
     processed_by: str | None = None  # the worker that acted on it (HOST:PID)
     attempts: int = 0  # how often working it out failed (``server.mail_attempts``)
+    claimed_by: str | None = None  # the inbox runner working it out (HOST:PID:...)
+    claimed_until: datetime | None = _utc_column(nullable=True)  # ... under this lease
 
 
 class OutboxMessage(SQLModel, table=True):
@@ -281,6 +325,7 @@ class OutboxMessage(SQLModel, table=True):
     attachment: str | None = Field(default=None, sa_type=sa.Text)  # JSON: pbm.replies.Attachment
     thread: str | None = Field(default=None, sa_type=sa.Text)  # its board's thread subject
     picture: str | None = Field(default=None, sa_type=sa.Text)  # JSON: pbm.replies.Picture
+    kind: str | None = None  # who it is for and who pays for it (``pbm.replies.Kind``)
 
 
 class ProcessedMessage(SQLModel, table=True):
@@ -323,23 +368,113 @@ class AnswerError(SQLModel, table=True):
     digest: str = Field(primary_key=True)
 
 
-ALL_TABLES: tuple[str, ...] = (
-    "players",
-    "games",
-    "moves",
-    "subscriptions",
-    "ratings",
-    "queued_moves",
-    "vacations",
-    "vacation_grants",
-    "clock_pauses",
-    "inbox",
-    "outbox",
-    "processed_messages",
-    "password_failures",
-    "answer_counts",
-    "answer_errors",
-)
+class NoticeCount(SQLModel, table=True):
+    """Mails sent on someone's behalf in one day, by what they count against: a
+    confirmation to an address, a password reset of an account."""
+
+    __tablename__ = "notice_counts"
+
+    key: str = Field(primary_key=True)  # "confirm:ADDRESS", "reset:USERID"
+    day: datetime = Field(sa_type=UTCDateTime, primary_key=True)  # its midnight, UTC
+    sent: int = 0
+
+
+class League(SQLModel, table=True):
+    """A league of one game and variant: divisions of round robins, renewed each season."""
+
+    __tablename__ = "leagues"
+    __table_args__ = (sa.UniqueConstraint("game", "variant", name="uq_leagues_game_variant"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game: str
+    variant: str
+    time_control: str = Field(sa_type=sa.Text)
+    division_size: int
+    vacation_days: int | None = None
+    season: int = 0  # the season in play (0: none yet)
+    version: int = 0
+    created_at: datetime = _utc_column()
+
+
+class Event(SQLModel, table=True):
+    """A round robin (``kind``), or a league's division (``league``, ``season``,
+    ``division``); its standings are computed from its games, never stored."""
+
+    __tablename__ = "events"
+    __table_args__ = (
+        sa.Index("ix_events_league_season", "league", "season"),
+        sa.Index("ix_events_status", "status"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(sa_type=sa.Text)
+    kind: str
+    game: str
+    variant: str
+    options: dict[str, str] = Field(default_factory=dict, sa_type=sa.JSON, nullable=False)
+    time_control: str = Field(sa_type=sa.Text)
+    double: bool = False
+    players: int
+    vacation_days: int | None = None  # the most vacation days that stop its clocks
+    status: str  # open | playing | finished | cancelled
+    version: int = 0
+    created_at: datetime = _utc_column()
+    starts_at: datetime | None = _utc_column(nullable=True)
+    started_at: datetime | None = _utc_column(nullable=True)
+    ended_at: datetime | None = _utc_column(nullable=True)
+    checked_at: datetime | None = _utc_column(nullable=True)  # the timers' last look
+    league: int | None = Field(default=None, foreign_key="leagues.id")
+    season: int | None = None
+    division: int | None = None  # 1: the top
+
+
+class EventEntry(SQLModel, table=True):
+    """A player in an event: his draw number once it starts, his withdrawal if any."""
+
+    __tablename__ = "event_entries"
+    __table_args__ = (
+        sa.UniqueConstraint("event", "userid", name="uq_event_entries_event_userid"),
+        sa.Index("ix_event_entries_userid", "userid"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    event: int = Field(foreign_key="events.id")
+    userid: str = Field(foreign_key="players.userid")
+    joined_at: datetime = _utc_column()
+    seed: int | None = None
+    withdrawn_at: datetime | None = _utc_column(nullable=True)
+    reason: str | None = None  # left | time
+    struck: bool = False  # withdrawn with fewer than half his games played
+
+
+class EventBoard(SQLModel, table=True):
+    """A board of an event, and its round."""
+
+    __tablename__ = "event_boards"
+    __table_args__ = (sa.Index("ix_event_boards_event", "event"),)
+
+    board: int = Field(foreign_key="games.board", primary_key=True)
+    event: int = Field(foreign_key="events.id")
+    round: int
+
+
+class LeagueMember(SQLModel, table=True):
+    """A player entered in a league, season after season, until he says he leaves."""
+
+    __tablename__ = "league_members"
+    __table_args__ = (
+        sa.UniqueConstraint("league", "userid", name="uq_league_members_league_userid"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    league: int = Field(foreign_key="leagues.id")
+    userid: str = Field(foreign_key="players.userid")
+    joined_at: datetime = _utc_column()
+    leaving: bool = False
+
+
+# Every table the models declare (the migrations make the same: tests/test_store_engine).
+ALL_TABLES: tuple[str, ...] = tuple(SQLModel.metadata.tables)
 
 
 def table(model: type[SQLModel]) -> sa.Table:

@@ -14,19 +14,19 @@ import secrets
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-import sqlalchemy as sa
-from sqlmodel import Session
-
 from pbm import games
-from pbm.replies import Reply
+from pbm.model import Account, AccountStatus
+from pbm.refusals import BadRequest, UserExists, WrongPassword
+from pbm.replies import MailKind, Reply
+from pbm.store import Session
+from pbm.store.accounts import delete_pending
 from pbm.usecases.auth import Actor, hash_password
-from pbm.usecases.changes import AccountChange
+from pbm.usecases.changes import AccountChange, NoticeSent
 from pbm.usecases.moves import acting
 from pbm.usecases.readers import account_reply_key
-from pbm.usecases.refusals import BadRequest, UserExists, WrongPassword
-from pbm.usecases.text import note
+from pbm.usecases.text import fmt_time, note
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import PLAYERS, Account, World
+from pbm.usecases.world import World
 
 USERID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,19}$")
 # One mailbox, no spaces, no control characters (it goes into To headers).
@@ -89,7 +89,7 @@ class Signup:
             full_name=self.full_name,
             password_hash=hash_password(self.password),
             created_at=world.now,
-            status="active" if self.confirmed else "pending",
+            status=AccountStatus.ACTIVE if self.confirmed else AccountStatus.PENDING,
         )
         if self.confirmed:
             return Decision((welcome(account),), (AccountChange(None, account),))
@@ -100,7 +100,12 @@ class Signup:
             "it is forgotten. If it was not you, just ignore this mail."
         )
         ask = replace(
-            note(self.email, f"pbm - confirm your account {self.userid}", text),
+            note(
+                self.email,
+                f"pbm - confirm your account {self.userid}",
+                text,
+                kind=MailKind.CONFIRM,
+            ),
             reply_as=account.userid,
             reply_key=account_reply_key(account),
         )
@@ -122,7 +127,7 @@ class Confirm:
         account = world.account(self.userid)
         if account.active:
             return Decision()
-        after = replace(account, status="active")
+        after = replace(account, status=AccountStatus.ACTIVE)
         return Decision((welcome(after),), (AccountChange(account, after),))
 
 
@@ -151,7 +156,13 @@ RESET_HOURS = 24
 @dataclass(frozen=True)
 class AskReset:
     """A forgotten password: a mail to the account's registered address (never to
-    ``sender``) whose reply address sets a new one, once, within ``RESET_HOURS``."""
+    ``sender``) whose reply address sets a new one, once, within ``RESET_HOURS``.
+
+    Anyone may ask, so a stranger must not flood the owner with them: one reset
+    mail is outstanding at a time (until it is used or ``RESET_HOURS`` pass),
+    and at most ``limits.password_resets_per_day`` go out a day. They never
+    spend the owner's own answer allowance (``MailKind.RESET``).
+    """
 
     userid: str
     sender: str
@@ -159,6 +170,21 @@ class AskReset:
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
         account = world.account(self.userid)
+        outstanding = _reset_asked_at(account)
+        if outstanding is not None and world.now - outstanding < timedelta(hours=RESET_HOURS):
+            raise BadRequest(
+                f"A mail to reset the password of {account.display} went to the account's "
+                f"address at {fmt_time(outstanding)}; its reply address works until "
+                f"{fmt_time(outstanding + timedelta(hours=RESET_HOURS))}. Reply to that mail; "
+                "no other is sent meanwhile."
+            )
+        today = world.now.replace(hour=0, minute=0, second=0, microsecond=0)
+        per_day = world.config.limits.password_resets_per_day
+        if world.notices_sent(f"reset:{account.userid}", today) >= per_day:
+            raise BadRequest(
+                f"{per_day} mails to reset the password of {account.display} went out today, "
+                "the most a day; ask again tomorrow."
+            )
         nonce = f"{world.now.isoformat()}/{secrets.token_hex(8)}"
         after = replace(account, reset_nonce=nonce)
         text = (
@@ -168,7 +194,12 @@ class AskReset:
             "mail: your password stays as it is."
         )
         ask = replace(
-            note(account.email, f"pbm - reset the password of {account.display}", text),
+            note(
+                account.email,
+                f"pbm - reset the password of {account.display}",
+                text,
+                kind=MailKind.RESET,
+            ),
             reply_as=account.userid,
             reply_key=f"reset:{nonce}",
         )
@@ -182,7 +213,18 @@ class AskReset:
                     "account's own address.",
                 )
             )
-        return Decision(replies, (AccountChange(account, after),))
+        changes = (AccountChange(account, after), NoticeSent(f"reset:{account.userid}", today))
+        return Decision(replies, changes)
+
+
+def _reset_asked_at(account: Account) -> datetime | None:
+    """When the reset mail still outstanding was asked for (its nonce says), if any."""
+    if not account.reset_nonce:
+        return None
+    try:
+        return datetime.fromisoformat(account.reset_nonce.partition("/")[0])
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -210,7 +252,7 @@ class SetPassword:
             account,
             password_hash=hash_password(self.new_password),
             reset_nonce=None,
-            status="active",
+            status=AccountStatus.ACTIVE,
         )
         told = note(
             account.email,
@@ -222,7 +264,9 @@ class SetPassword:
 
 @dataclass(frozen=True)
 class ChangeAddress:
-    """Set a new address; both the old and the new one are told."""
+    """Ask for a new address: it is used once a reply from it confirms it (``ConfirmAddress``),
+    as a signup is. Until then mail goes to the old address, which is told of the request.
+    The admin's command line sets it at once."""
 
     email: str
     board = None
@@ -233,12 +277,67 @@ class ChangeAddress:
         if not me.has_password:
             raise WrongPassword("Changing an address needs the password.")
         old = me.account.email
-        after = replace(me.account, email=self.email)
-        text = f"The address of {me.display} is now {self.email} (it was {old})."
-        replies = [note(self.email, "pbm - address changed", text)]
-        if old.lower() != self.email.lower():
-            replies.append(note(old, "pbm - address changed", text))
-        return Decision(replies, (AccountChange(me.account, after),))
+        if old.lower() == self.email.lower():
+            raise BadRequest(f"{self.email} is the address of {me.display} already.")
+        if me.is_admin:
+            after = replace(me.account, email=self.email, new_email=None, new_email_nonce=None)
+            text = f"The address of {me.display} is now {self.email} (it was {old})."
+            told = [
+                note(a, "pbm - address changed", text, kind=MailKind.NOTICE)
+                for a in (self.email, old)
+            ]
+            return Decision(told, (AccountChange(me.account, after),))
+        nonce = f"{world.now.isoformat()}/{secrets.token_hex(8)}"
+        after = replace(me.account, new_email=self.email, new_email_nonce=nonce)
+        ask = replace(
+            note(
+                self.email,
+                f"pbm - confirm the new address of {me.display}",
+                f"Someone (you, we hope) asked to make this the address of the account "
+                f"{me.display} on pbm. To confirm it, reply to this mail from this address: any "
+                f"text will do. Until then mail for {me.display} goes to the old address. If it "
+                "was not you, just ignore this mail.",
+                kind=MailKind.CONFIRM,
+            ),
+            reply_as=me.userid,
+            reply_key=f"address:{nonce}",
+        )
+        warned = note(
+            old,
+            "pbm - a new address was asked for",
+            f"A mail with the password of {me.display} asked to make {self.email} the address "
+            "of this account. It is used only once a reply from it confirms it; until then "
+            "your mail comes here. If it was not you, change your password now with: "
+            f"password {me.display} PASSWORD NEW-PASSWORD",
+            kind=MailKind.NOTICE,
+        )
+        return Decision((ask, warned), (AccountChange(me.account, after),))
+
+
+@dataclass(frozen=True)
+class ConfirmAddress:
+    """A reply from the new address (to the mail that asked it, ``nonce`` its request's):
+    it becomes the account's address, and the old one is told."""
+
+    userid: str
+    nonce: str
+    board = None
+
+    def decide(self, world: World, actor: Actor | None) -> Decision:
+        account = world.account(self.userid)
+        if account.new_email is None or account.new_email_nonce != self.nonce:
+            raise WrongPassword("This address change was confirmed or replaced already.")
+        new = account.new_email
+        after = replace(account, email=new, new_email=None, new_email_nonce=None)
+        return Decision(_changed(account, new), (AccountChange(account, after),))
+
+
+def _changed(account: Account, new: str) -> list[Reply]:
+    """The news of an address changed, to the new address and the old one."""
+    text = f"The address of {account.display} is now {new} (it was {account.email})."
+    return [
+        note(a, "pbm - address changed", text, kind=MailKind.NOTICE) for a in (new, account.email)
+    ]
 
 
 @dataclass(frozen=True)
@@ -266,7 +365,4 @@ class SetFormat:
 
 def expire_signups(session: Session, now: datetime) -> int:
     """Forget the accounts whose signup was not confirmed within ``PENDING_DAYS``."""
-    stmt = sa.delete(PLAYERS).where(
-        PLAYERS.c.status == "pending", PLAYERS.c.created_at < now - timedelta(days=PENDING_DAYS)
-    )
-    return int(session.execute(stmt).rowcount)  # type: ignore[attr-defined]
+    return delete_pending(session, now - timedelta(days=PENDING_DAYS))

@@ -24,25 +24,23 @@ answers at once.
 from __future__ import annotations
 
 import base64
-import functools
 import hashlib
 import hmac
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
-from concurrent import futures
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from pbm.model import Account
+from pbm.refusals import ForeignSender, LockedOut, NotConfirmed, WrongPassword
+from pbm.replies import MailKind
 from pbm.usecases.changes import AccountChange, FailureChange
-from pbm.usecases.refusals import ForeignSender, LockedOut, NotConfirmed, WrongPassword
 from pbm.usecases.text import fmt_time, note
-from pbm.usecases.world import Account, World
+from pbm.usecases.world import World
 
 HOUR = timedelta(hours=1)
 
@@ -105,87 +103,39 @@ def _verify_scrypt(password: str, stored: str) -> bool:
 class PasswordCheck:
     """``verify_password`` with the answers for recent (hash, password) pairs remembered.
 
-    Checks may also run in the background (``start``), in threads: argon2
-    releases the interpreter while it works, so each core takes one, and
-    the inbox worker carries out other mail meanwhile. Safe across threads.
+    Safe across threads (the web site's and the runners' share none, but tests do).
     """
 
     def __init__(self, size: int = 4096) -> None:
         self._key = os.urandom(32)
         self._size = size
         self._known: OrderedDict[Mark, bool] = OrderedDict()
-        self._running: dict[Mark, Future[bool]] = {}
-        # Reentrant: a check that is done before its callback is added runs it at once.
-        self._lock = threading.RLock()
-        self._pool: ThreadPoolExecutor | None = None  # made at the first background check
+        self._lock = threading.Lock()
 
     def _mark(self, stored: str, password: str) -> Mark:
         tag = hmac.new(self._key, f"{stored}\0{password}".encode(), hashlib.sha256).digest()
         return (stored, tag)
 
     def verify(self, password: str, stored: str) -> bool:
-        known = self.known(password, stored)
-        if known is None:
-            running = self.start([(password, stored)])
-            known = running[0].result() if running else self.known(password, stored)
-        return bool(known)
-
-    def known(self, password: str, stored: str) -> bool | None:
-        """The remembered answer for the pair; None while it is not known."""
+        """Whether ``password`` matches ``stored``: remembered, else verified (and kept)."""
         mark = self._mark(stored, password)
         with self._lock:
             known = self._known.get(mark)
             if known is not None:
                 self._known.move_to_end(mark)
-            return known
-
-    def start(self, pairs: Iterable[tuple[str, str]]) -> list[Future[bool]]:
-        """Begin checking the (password, stored hash) pairs not known, in the background;
-        the checks of ``pairs`` still under way (one for each pair, however often given)."""
-        running: dict[Mark, Future[bool]] = {}
+                return known
+        answer = verify_password(password, stored)
         with self._lock:
-            for password, stored in pairs:
-                mark = self._mark(stored, password)
-                future = self._running.get(mark)
-                if future is not None and future.done():
-                    self._done(mark, future)  # its callback may not have run yet
-                    future = None
-                if mark in self._known or mark in running:
-                    continue
-                if future is None:
-                    if self._pool is None:
-                        cores = os.cpu_count() or 1
-                        self._pool = ThreadPoolExecutor(cores, thread_name_prefix="pbm-password")
-                    future = self._pool.submit(verify_password, password, stored)
-                    self._running[mark] = future
-                    future.add_done_callback(functools.partial(self._done, mark))
-                running[mark] = future
-        return list(running.values())
-
-    def verify_all(self, pairs: Iterable[tuple[str, str]]) -> None:
-        """Verify (password, stored hash) pairs not yet known, side by side, and keep the answers.
-
-        A batch of commands may bring many passwords at once (after a restart, say).
-        """
-        futures.wait(self.start(pairs))
-
-    def _done(self, mark: Mark, future: Future[bool]) -> None:
-        with self._lock:
-            if self._running.get(mark) is not future:
-                return  # forgotten meanwhile: its password was changed
-            del self._running[mark]
-            if future.exception() is None:
-                self._known[mark] = future.result()
-                if len(self._known) > self._size:
-                    self._known.popitem(last=False)
+            self._known[mark] = answer
+            if len(self._known) > self._size:
+                self._known.popitem(last=False)
+        return answer
 
     def forget(self, stored: str) -> None:
         """Drop what is known about one stored hash (its password was changed)."""
         with self._lock:
             for mark in [m for m in self._known if m[0] == stored]:
                 del self._known[mark]
-            for mark in [m for m in self._running if m[0] == stored]:
-                del self._running[mark]
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +162,7 @@ ADMIN = Admin()
 
 @dataclass(frozen=True, slots=True)
 class Computer:
-    """The server's own computer player acting for itself (``pbm.runners.computer``): no
+    """The server's own computer player acting for itself (``pbm.runners.computer_runner``): no
     password, and only for the computer's account; its moves are its own, no admin's."""
 
 
@@ -370,7 +320,11 @@ def _check_password(
         raise locked
     if passwords.verify(password, account.password_hash):
         return
-    wrong = WrongPassword(f"Wrong password for {account.display}.")
+    wrong = WrongPassword(
+        f"Wrong password for {account.display}. Forgot it? Send: password reset "
+        f"{account.display} (a mail to the account's address lets you choose a new one). "
+        "Replies to your board mails need no password: reply to one to move."
+    )
     wrong.changes = (FailureChange(account.userid, now),)
     told = account.lockout_told_at
     if failures + 1 >= limits.password_failures and (told is None or now - told >= window):
@@ -378,7 +332,7 @@ def _check_password(
         after = replace(account, lockout_told_at=now)
         wrong.changes += (AccountChange(account, after),)
         wrong.notices = (
-            # Told once a lock, whatever his answer limit: not counted.
+            # Told once a lock, whatever his answer limit.
             note(
                 account.email,
                 "pbm - wrong passwords",
@@ -389,7 +343,7 @@ def _check_password(
                 "Forgot your password? Send: password reset "
                 f"{account.display} (a mail to this address lets you choose a new one). If "
                 "it was not you, change your password once the lock has passed.",
-                counted=False,
+                kind=MailKind.NOTICE,
             ),
         )
     raise wrong

@@ -3,7 +3,7 @@
 A reply that comes back as a permanent delivery failure (a DSN to the VERP
 return path of its outbox row, ``pbm.mail.addresses.bounce_address``) marks
 every account of that address as bouncing: a stop of kind ``bounce``
-(``world.Away``), which stands their clocks still (as a vacation does) and
+(``pbm.model.Away``), which stands their clocks still (as a vacation does) and
 which their boards' mails show. The first command the player sends
 afterwards (with his password or a reply address) proves the address
 works again and ends the stop (``pbm.usecases.unit``, as it decides).
@@ -18,16 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sqlalchemy as sa
-
-from pbm.store.tables import OutboxMessage, table
+from pbm.model import OPEN_END, Away
+from pbm.store.accounts import userids_at
+from pbm.store.bounces import bounced_address
 from pbm.usecases.auth import Actor
 from pbm.usecases.changes import Change, VacationChange
 from pbm.usecases.unit import Decision
-from pbm.usecases.vacations import DAY, days_left
-from pbm.usecases.world import OPEN_END, PLAYERS, Away, World
-
-OUTBOX = table(OutboxMessage)
+from pbm.usecases.vacations import time_left
+from pbm.usecases.world import World
 
 
 @dataclass(frozen=True)
@@ -42,21 +40,17 @@ class Bounced:
     board = None
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
-        address = world.session.execute(
-            sa.select(OUTBOX.c.to_addr).where(OUTBOX.c.id == self.outbox_id)
-        ).scalar()
+        address = bounced_address(world.session, self.outbox_id)
         if address is None:
             return Decision()  # pruned since: too old to matter
         if address.lower() not in self.recipients:
             return Decision()  # a report about another address: not this reply's
-        userids = world.session.execute(
-            sa.select(PLAYERS.c.userid).where(sa.func.lower(PLAYERS.c.email) == address.lower())
-        ).scalars()
+        userids = userids_at(world.session, address)
         changes: list[Change] = []
         for userid in userids:
-            left = days_left(world, userid, world.now.year)
+            left = time_left(world, userid, world.now.year)
             if world.account(userid).bouncing or not left:
                 continue
-            until = min(OPEN_END, world.now + left * DAY)
+            until = min(OPEN_END, world.now + left)
             changes.append(VacationChange(None, Away(userid, world.now, until, kind="bounce")))
         return Decision((), tuple(changes))

@@ -3,8 +3,9 @@
 A challenge makes a board that waits (``waiting``): nothing is clocked or
 rated until the challenged player accepts (``proposals.Accept``); he may
 decline (``proposals.Reject``), the challenger may take it back
-(``proposals.Cancel``), and a challenge nobody answers lapses after
-``CHALLENGE_DAYS`` (``ExpireChallenge``). So a stranger cannot force anyone
+(``proposals.Cancel``), and a challenge nobody answers lapses after the site's
+``clock.challenge_days`` (``ExpireChallenge``; both players are told, and ``games``
+shows it for as long again). So a stranger cannot force anyone
 into a game. The admin's ``pbm game create`` starts a board at once.
 """
 
@@ -14,12 +15,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-import sqlalchemy as sa
-from sqlmodel import Session
-
+from pbm import verbs
 from pbm.config import ClockConfig
 from pbm.games import BadOption
-from pbm.replies import Reply
+from pbm.model import Account, Board, BoardStatus, rules_of
+from pbm.refusals import BadRequest, NotAPlayer, NotConfirmed
+from pbm.replies import MailKind, Reply
+from pbm.store import Session
+from pbm.store.challenges import open_challenges
+from pbm.store.digests import LAPSED
+from pbm.store.lists import challenges_made_before
 from pbm.timecontrol import BadTimeControl, Kind, TimeControl
 from pbm.timecontrol import parse as parse_time_control
 from pbm.usecases import computer
@@ -27,13 +32,18 @@ from pbm.usecases.auth import Actor
 from pbm.usecases.boardmail import board_mails
 from pbm.usecases.changes import BoardChange
 from pbm.usecases.clocks import control_meaning, control_of, control_words
-from pbm.usecases.refusals import BadRequest, NotAPlayer, NotConfirmed
 from pbm.usecases.text import fmt_time, note, wrap
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import GAMES, Board, World, rules_of
+from pbm.usecases.world import World
+from pbm.verbs import Reader
 
-CHALLENGE_DAYS = 14
+CHALLENGE_DAYS = 7  # the default of ``clock.challenge_days``
 DAY = timedelta(days=1)
+# Open challenges (waiting for an answer): one a pair of players, and at most these
+# many sent by one player and sent to one player. A stranger's flood of challenges
+# cannot bury anyone in mail, nor fill the boards.
+SENT_AT_ONCE = 10
+RECEIVED_AT_ONCE = 20
 
 
 @dataclass(frozen=True)
@@ -96,6 +106,8 @@ class Challenge:
                     "send the challenge from your registered address."
                 )
         players = (white.userid, black.userid)
+        if challenger is not None and world.config.computer.account not in players:
+            _within_the_limits(world, challenger, black if challenger is white else white)
         computer_level = computer.check_challenge(world, rules, players, level)
         state = rules.new(self.variant or rules.variants[0], chosen)
         now = world.now
@@ -106,7 +118,7 @@ class Challenge:
             options=dict(state.options),
             white=white.userid,
             black=black.userid,
-            status="active" if challenger is None else "waiting",
+            status=BoardStatus.ACTIVE if challenger is None else BoardStatus.WAITING,
             result=None,
             termination=None,
             position=state.dump(),
@@ -140,8 +152,9 @@ class Challenge:
         if challenger is None:
             replies = board_mails(board, now, f"New board {board.number} started.")
             return Decision(replies, (*made, BoardChange(None, board)))
+        days = world.config.clock.challenge_days
         return Decision(
-            challenge_mails(board, self.comment, now), (*made, BoardChange(None, board))
+            challenge_mails(board, self.comment, now, days), (*made, BoardChange(None, board))
         )
 
     def _control(self, site: ClockConfig) -> TimeControl:
@@ -162,19 +175,44 @@ class Challenge:
         return site.default_control()
 
 
+def _within_the_limits(world: World, challenger: Account, challenged: Account) -> None:
+    """Refuse a challenge past the limits on open challenges (``SENT_AT_ONCE``,
+    ``RECEIVED_AT_ONCE``, one a pair)."""
+    mine = open_challenges(world.session, challenger.userid)
+    if any({c.challenger, c.challenged} == {challenger.userid, challenged.userid} for c in mine):
+        raise BadRequest(
+            f"A challenge between {challenger.display} and {challenged.display} waits for an "
+            "answer already; one at a time."
+        )
+    if sum(c.challenger == challenger.userid for c in mine) >= SENT_AT_ONCE:
+        raise BadRequest(
+            f"{challenger.display} has {SENT_AT_ONCE} challenges waiting for an answer, the "
+            "most at once: wait for them, or take one back with cancel."
+        )
+    theirs = open_challenges(world.session, challenged.userid)
+    if sum(c.challenged == challenged.userid for c in theirs) >= RECEIVED_AT_ONCE:
+        raise BadRequest(
+            f"{challenged.display} has {RECEIVED_AT_ONCE} challenges waiting for an answer, "
+            "the most at once: try again later."
+        )
+
+
 def _clock_words(board: Board) -> str:
     control = control_of(board)
     return control_meaning(control) if control.kind is Kind.CLASSIC else control_words(control)
 
 
-def challenge_mails(board: Board, comment: str, now: datetime) -> list[Reply]:
-    """The challenge for the challenged player (answerable by reply), a note for the other."""
+def challenge_mails(
+    board: Board, comment: str, now: datetime, days: int = CHALLENGE_DAYS
+) -> list[Reply]:
+    """The challenge for the challenged player (answerable by reply), a note for the other;
+    it lapses after ``days``."""
     assert board.challenger is not None
     rules = board.rules
     me = board.people[board.challenger]
     them = board.people[board.player_at(1 - (board.seat_of(me.userid) or 0))]
     seat = rules.seat_names[board.seat_of(me.userid) or 0]
-    until = fmt_time(board.created_at + timedelta(days=CHALLENGE_DAYS))
+    until = fmt_time(board.created_at + timedelta(days=days))
     options = ", ".join(f"{k}={v}" for k, v in sorted(board.options.items()))
     what = f"{rules.title} ({board.variant}{', ' + options if options else ''})"
     lines = wrap(
@@ -186,9 +224,10 @@ def challenge_mails(board: Board, comment: str, now: datetime) -> list[Reply]:
     lines += [
         "",
         *wrap(
-            "To play, reply to this mail with accept; to refuse, reply with decline. Or "
-            f"send: {board.game} accept {board.number} {them.display} PASSWORD (or "
-            f"decline). The challenge lapses on {until} if you do not answer."
+            f"To play, reply to this mail with {verbs.ACCEPT}; to refuse, reply with "
+            f"{verbs.REJECT}. Or send: {board.game} {verbs.ACCEPT} {board.number} "
+            f"{them.display} PASSWORD (or {verbs.REJECT}). The challenge lapses on {until} "
+            "if you do not answer."
         ),
     ]
     challenge = Reply(
@@ -197,46 +236,57 @@ def challenge_mails(board: Board, comment: str, now: datetime) -> list[Reply]:
         body="\n".join(lines) + "\n",
         board=board.number,
         reply_as=them.userid,
-        waits=True,  # past his answer limit it is held, never dropped: he did not ask for it
+        kind=MailKind.CHALLENGE,  # never his answer allowance: he did not ask for it
     )
     waiting = note(
         me.email,
         f"{board.title()} - challenge sent",
         f"Board {board.number} waits for {them.display} to accept your challenge, until "
-        f"{until}. To take it back, reply to this mail with cancel.",
+        f"{until}. To take it back, reply to this mail with "
+        f"{verbs.listed(verbs.sendable(Reader.CHALLENGER))}.",
         board.number,
-        counted=False,
+        kind=MailKind.NOTICE,
     )
     return [challenge, replace(waiting, reply_as=me.userid)]
 
 
 @dataclass(frozen=True)
 class ExpireChallenge:
-    """A challenge left unanswered for ``CHALLENGE_DAYS`` lapses: the board is cancelled."""
+    """A challenge left unanswered for ``clock.challenge_days`` lapses: the board is
+    cancelled (its termination ``lapsed``), and both players are told."""
 
     board: int
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
         board = world.board(self.board)
-        lapse = board.created_at + timedelta(days=CHALLENGE_DAYS)
-        if board.status != "waiting" or world.now < lapse or board.challenger is None:
+        days = world.config.clock.challenge_days
+        lapse = board.created_at + timedelta(days=days)
+        if board.status != BoardStatus.WAITING or world.now < lapse or board.challenger is None:
             return Decision()
-        after = replace(board, status="cancelled", ended_at=world.now)
-        them = board.name(board.player_at(1 - (board.seat_of(board.challenger) or 0)))
+        after = replace(board, status=BoardStatus.CANCELLED, ended_at=world.now, termination=LAPSED)
+        challenger = board.people[board.challenger]
+        challenged = board.people[board.player_at(1 - (board.seat_of(board.challenger) or 0))]
+        subject = f"{board.title()} - challenge lapsed"
         told = note(
-            board.people[board.challenger].email,
-            f"{board.title()} - challenge lapsed",
-            f"Your challenge on board {board.number} lapsed: {them} did not answer it "
-            f"within {CHALLENGE_DAYS} days.",
+            challenger.email,
+            subject,
+            f"Your challenge on board {board.number} lapsed: {challenged.display} did not "
+            f"answer it within {days} days. Challenge again whenever you like.",
             board.number,
-            counted=False,
+            kind=MailKind.NOTICE,
         )
-        return Decision((told,), (BoardChange(board, after),))
+        them = note(
+            challenged.email,
+            subject,
+            f"{challenger.display}'s challenge on board {board.number} lapsed: it waited "
+            f"{days} days for your answer. To play {challenger.display} after all, send: "
+            f"{board.game} challenge {challenged.display} {challenger.display}",
+            board.number,
+            kind=MailKind.NOTICE,
+        )
+        return Decision((told, them), (BoardChange(board, after),))
 
 
-def lapsed_challenges(session: Session, now: datetime) -> list[int]:
-    """The waiting boards older than ``CHALLENGE_DAYS``."""
-    stmt = sa.select(GAMES.c.board).where(
-        GAMES.c.status == "waiting", GAMES.c.created_at < now - timedelta(days=CHALLENGE_DAYS)
-    )
-    return [int(b) for b in session.execute(stmt.order_by(GAMES.c.board)).scalars()]
+def lapsed_challenges(session: Session, now: datetime, days: int = CHALLENGE_DAYS) -> list[int]:
+    """The waiting boards older than ``days``."""
+    return challenges_made_before(session, now - timedelta(days=days))

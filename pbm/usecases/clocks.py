@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from pbm.model import Board, BoardStatus
 from pbm.timecontrol import (
     BadTimeControl,
     Clock,
@@ -34,7 +35,6 @@ from pbm.timecontrol import (
     parse,
     running_time,
 )
-from pbm.usecases.world import Board
 
 __all__ = [
     "ClockState",
@@ -212,7 +212,7 @@ def next_timer(board: Board, now: datetime | None = None) -> datetime | None:
     began), and new stops only put the moment off. So the timers need look at
     no board before its moment; a stop cut shorter sets it back (``changes``).
     """
-    if board.status != "active":
+    if board.status != BoardStatus.ACTIVE:
         return None
     state = clock_state(board, now or board.clock_start)
     return min(m for m in (state.next_nag_at, state.forfeit_at) if m is not None)

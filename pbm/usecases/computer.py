@@ -8,7 +8,8 @@ grants them) and the boards where it is to move, and acts through the same
 use cases as a player's mail (``Accept``, ``Move``): a unit of work decided
 and written like any other. A game has a computer player when its state can
 choose a move (``GameState.computer_move``, the optional method of the game
-protocol; Accasta's engine is ``pbm.games.accasta.engine``).
+protocol), with the external program it needs, if any (``Game.computer_program``),
+installed.
 """
 
 from __future__ import annotations
@@ -19,18 +20,18 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import sqlalchemy as sa
-from sqlmodel import Session
-
 from pbm.config import Config
 from pbm.games import Game, registry
+from pbm.model import Account, Board, rules_of
+from pbm.refusals import BadRequest
 from pbm.replies import Reply
+from pbm.store import Session
+from pbm.store.lists import open_games_between, requests_to, turns_of
 from pbm.usecases.auth import Actor, hash_password
 from pbm.usecases.changes import AccountChange, Change
-from pbm.usecases.refusals import BadRequest
 from pbm.usecases.text import wrap
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import GAMES, Account, Board, World, rules_of
+from pbm.usecases.world import World
 
 DEFAULT_LEVEL = 3
 
@@ -106,21 +107,12 @@ def check_challenge(
         )
     person = next(p for p in players if p != uid)
     limit = world.config.computer.games_per_player
-    if _games_against(world.session, uid, person) >= limit:
+    if open_games_between(world.session, uid, person) >= limit:
         raise BadRequest(
             f"{person} plays {limit} games against the computer already, the most this site "
             "allows at once: finish one first."
         )
     return chosen
-
-
-def _games_against(session: Session, computer: str, person: str) -> int:
-    pair = sa.or_(
-        sa.and_(GAMES.c.white == computer, GAMES.c.black == person),
-        sa.and_(GAMES.c.white == person, GAMES.c.black == computer),
-    )
-    stmt = sa.select(sa.func.count()).where(pair, GAMES.c.status.in_(("waiting", "active")))
-    return int(session.execute(stmt).scalar_one())
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +126,7 @@ class Work:
     position: str = ""
     level: int = DEFAULT_LEVEL
     ply: int = 0
+    person: str = ""  # whom it plays there: its time is shared out by person
 
 
 def work(session: Session, config: Config) -> list[Work]:
@@ -142,29 +135,9 @@ def work(session: Session, config: Config) -> list[Work]:
     uid = config.computer.account
     if uid is None:
         return []
-    mine = sa.or_(GAMES.c.white == uid, GAMES.c.black == uid)
-    out: list[Work] = []
-    asked = sa.select(GAMES.c.board).where(
-        mine,
-        sa.or_(
-            sa.and_(GAMES.c.status == "waiting", GAMES.c.challenger != uid),
-            sa.and_(GAMES.c.status == "active", GAMES.c.undo_request_by.is_not(None)),
-        ),
-    )
-    out += [
-        Work(int(n), "accept") for n in session.execute(asked.order_by(GAMES.c.board)).scalars()
-    ]
-    # Its turn: the games start from their first position, White (the first seat) to move.
-    turn = sa.or_(
-        sa.and_(GAMES.c.white == uid, GAMES.c.ply % 2 == 0),
-        sa.and_(GAMES.c.black == uid, GAMES.c.ply % 2 == 1),
-    )
-    moving = sa.select(
-        GAMES.c.board, GAMES.c.game, GAMES.c.position, GAMES.c.computer_level, GAMES.c.ply
-    ).where(mine, turn, GAMES.c.status == "active", GAMES.c.undo_request_by.is_(None))
+    out = [Work(n, "accept") for n in requests_to(session, uid)]
     # The board that has waited longest first: the computer plays one move at a time.
-    waited = sa.func.coalesce(GAMES.c.last_move_at, GAMES.c.created_at)
-    for row in session.execute(moving.order_by(waited, GAMES.c.board)):
+    for row in turns_of(session, uid):
         out.append(
             Work(
                 int(row.board),
@@ -173,6 +146,7 @@ def work(session: Session, config: Config) -> list[Work]:
                 row.position,
                 int(row.computer_level or DEFAULT_LEVEL),
                 int(row.ply),
+                row.black if row.white == uid else row.white,
             )
         )
     return out
@@ -190,16 +164,18 @@ class ComputerHelp:
         if not uid:
             text = "This site has no computer player: challenge a person."
             return Decision((Reply(to=self.to, subject="pbm - the computer player", body=text),))
+        playing = games_with_levels()
+        example = playing[0] if playing else "GAME"
         lines = wrap(
             f"The computer player is the account {uid}: challenge it like a person, "
-            f"for example: accasta challenge YOURID {uid} --level=3 (or {uid} YOURID to "
+            f"for example: {example} challenge YOURID {uid} --level=3 (or {uid} YOURID to "
             "let it move first). It accepts at once and answers each move by itself, "
             f"after at most {world.config.computer.seconds_per_move:.0f} seconds of thought, "
             "sooner at low levels; it thinks about one board at a time. It grants an undo, "
             "never offers or accepts a draw, and is rated like anyone. You may have "
             f"{world.config.computer.games_per_player} games against it at once."
         )
-        for name in games_with_levels():
+        for name in playing:
             game = rules_of(name)
             lines += ["", f"{game.title}, --level=N (default {DEFAULT_LEVEL}):"]
             for number, words in sorted(levels(game).items()):

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from pbm import ratings as elo
 from pbm.games import Outcome
-from pbm.usecases.world import Board, Standing
+from pbm.model import Board, BoardStatus, Standing
 
 
 def standing(board: Board, userid: str) -> Standing:
@@ -29,7 +29,7 @@ def finish(board: Board, outcome: Outcome, now: datetime) -> Board:
     new_w, new_b = elo.rate(w, b, score)
     return replace(
         board,
-        status="finished",
+        status=BoardStatus.FINISHED,
         ended_at=now,
         result=outcome.result(),
         termination=outcome.termination,

@@ -10,19 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-import sqlalchemy as sa
-from sqlmodel import Session
-
 from pbm.config import LimitsConfig
+from pbm.model import AccountStatus, Key
+from pbm.replies import MailKind
+from pbm.store import Session
 from pbm.store import limits as counts
-from pbm.store.outbox import HELD
-from pbm.store.tables import OutboxMessage, table
+from pbm.store.accounts import forget_failures, last_failure
 from pbm.usecases.auth import Actor, locked_out
 from pbm.usecases.text import fmt_time, note
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import FAILURES, Key, World
-
-OUTBOX = table(OutboxMessage)
+from pbm.usecases.world import World
 
 
 @dataclass(frozen=True)
@@ -31,7 +28,7 @@ class PlayerLocks:
 
     userid: str
     email: str
-    status: str  # active | pending
+    status: AccountStatus
     failures: int  # wrong passwords within the lockout time
     locked_until: datetime | None  # password commands refused until then
     answers: int  # automatic mails counted for his address (this clock hour and the last)
@@ -67,11 +64,7 @@ def player_locks(world: World, userid: str) -> PlayerLocks:
     failures = world.failures(account.userid, since)
     until = None
     if locked_out(world, account.userid):
-        last = world.session.execute(
-            sa.select(sa.func.max(FAILURES.c.failed_at)).where(
-                FAILURES.c.userid == account.userid, FAILURES.c.failed_at > since
-            )
-        ).scalar()
+        last = last_failure(world.session, account.userid, since)
         until = (last or world.now) + window
     hour = world.now.replace(minute=0, second=0, microsecond=0)
     answers, errors = counts.held_for(world.session, account.email, hour)
@@ -79,29 +72,15 @@ def player_locks(world: World, userid: str) -> PlayerLocks:
     return PlayerLocks(
         account.display,
         account.email,
-        "active" if account.active else "pending",
+        AccountStatus.ACTIVE if account.active else AccountStatus.PENDING,
         failures,
         until,
         answers,
         errors,
-        held_answers(world.session, account.email, world.now),
+        counts.held_answers(world.session, account.email, world.now),
         limits.player_answers_per_hour if player else limits.answers_per_address_per_hour,
         limits.player_error_replies_per_hour if player else limits.error_replies_per_hour,
     )
-
-
-def held_answers(session: Session, address: str, now: datetime) -> int:
-    stmt = sa.select(sa.func.count()).where(*_held(address, now))
-    return int(session.execute(stmt).scalar_one())
-
-
-def _held(address: str, now: datetime) -> list[sa.ColumnElement[bool]]:
-    return [
-        sa.func.lower(OUTBOX.c.to_addr) == address.lower(),
-        OUTBOX.c.status == "pending",
-        OUTBOX.c.last_error == HELD,
-        OUTBOX.c.next_attempt_at > now,
-    ]
 
 
 @dataclass(frozen=True)
@@ -117,11 +96,9 @@ class LocksLifted:
         return frozenset({("failures", self.userid)})
 
     def save(self, session: Session) -> None:
-        session.execute(sa.delete(FAILURES).where(FAILURES.c.userid == self.userid))
+        forget_failures(session, self.userid)
         counts.forget_address(session, self.email)
-        session.execute(
-            sa.update(OUTBOX).where(*_held(self.email, self.now)).values(next_attempt_at=self.now)
-        )
+        counts.release_held(session, self.email, self.now)
 
 
 @dataclass(frozen=True)
@@ -138,6 +115,6 @@ class Unlock:
             "pbm - your account is unlocked",
             f"The site admin lifted the locks of {account.display}: password commands work "
             "again, and answers to this address are sent again.",
-            counted=False,
+            kind=MailKind.NOTICE,
         )
         return Decision((told,), (LocksLifted(account.userid, account.email, world.now),))

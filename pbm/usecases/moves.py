@@ -12,14 +12,10 @@ import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from pbm.games import RESIGN, GameState, IllegalMove, Outcome
-from pbm.timecontrol import Kind
-from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import board_mails
-from pbm.usecases.changes import BoardChange
-from pbm.usecases.clocks import clock_json, clock_of, control_of
-from pbm.usecases.endings import finish
-from pbm.usecases.refusals import (
+from pbm import verbs
+from pbm.games import GameState, IllegalMove, Outcome, Termination
+from pbm.model import OPEN, Board, BoardStatus, PlayedMove
+from pbm.refusals import (
     BadRequest,
     BoardChanged,
     GameOver,
@@ -27,9 +23,17 @@ from pbm.usecases.refusals import (
     NotAPlayer,
     NotYourTurn,
 )
+from pbm.timecontrol import Kind
+from pbm.usecases.auth import Actor
+from pbm.usecases.boardmail import board_mails
+from pbm.usecases.changes import BoardChange
+from pbm.usecases.clocks import clock_json, clock_of, control_of
+from pbm.usecases.endings import finish
 from pbm.usecases.text import wrap
+from pbm.usecases.trees import Tree
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import Board, PlayedMove, World
+from pbm.usecases.waiting import news_kinds
+from pbm.usecases.world import World
 
 _GUARD = re.compile(r"^(?P<move>.*?)\s*#\s*(?P<n>\d+)\s*$")
 
@@ -49,13 +53,13 @@ def seat_in_play(board: Board, actor: Actor, *, waiting: bool = False) -> int:
     seat = board.seat_of(actor.userid)
     if seat is None:
         raise NotAPlayer(f"{actor.display} does not play on board {board.number}.")
-    if board.status == "waiting" and not waiting:
+    if board.status == BoardStatus.WAITING and not waiting:
         other = board.name(board.player_at(1 - (board.seat_of(board.challenger or "") or 0)))
         raise GameOver(
             f"Board {board.number} has not started: it waits for {other} to accept the challenge."
         )
-    if board.status not in ("active", "waiting"):
-        word = "cancelled" if board.status == "cancelled" else "over"
+    if board.status not in OPEN:
+        word = "cancelled" if board.status == BoardStatus.CANCELLED else "over"
         raise GameOver(f"Board {board.number} is {word} ({board.result or board.status}).")
     return seat
 
@@ -168,37 +172,64 @@ class Move:
         state = board.state
         if state.to_move != seat:
             other = board.name(board.player_at(state.to_move))
-            whose = f"{mover.display}'s" if mover.is_admin else "yours"
-            raise NotYourTurn(f"It is {other}'s turn on board {board.number}, not {whose}.")
+            if mover.is_admin:
+                raise NotYourTurn(
+                    f"It is {other}'s turn on board {board.number}, not {mover.display}'s."
+                )
+            raise NotYourTurn(
+                f"It is {other}'s turn on board {board.number}, not yours. To have your move "
+                f"played as soon as {other} has moved, reply to your board mail with "
+                f"{verbs.QUEUE}, or send: {board.game} {verbs.QUEUE.name} {board.number} "
+                f"{mover.display} PASSWORD MOVE"
+            )
         new_state, canonical = play(state, text)
         now = world.now
+        comment, cut = bounded_comment(self.comment)
         after = played(
-            board, mover.userid, new_state, canonical, text, self.comment, now, self.message_id
+            board, mover.userid, new_state, canonical, text, comment, now, self.message_id
         )
         # A repair by the site admin is never passed off as the player's own move.
         headline = f"Move played by the site admin for {mover.display}." if mover.is_admin else ""
-        if self.claim and after.status == "active":
+        if self.claim and after.status == BoardStatus.ACTIVE:
             after, said = claimed(after, new_state, mover, now)
             headline = (headline + "\n" if headline else "") + said
         told: dict[str, list[str]] = {}
-        if after.status == "active":
+        if cut:
+            told[mover.userid] = wrap(cut)
+        if after.status == BoardStatus.ACTIVE:
             # The opponent's queued answer is played at once: one board mail for both moves.
             mine = after.moves[-1]
             after, owner, lines = answer_from_queue(after, mine, now)
             if owner is not None:
-                told[owner] = lines
+                told[owner] = [*told.get(owner, []), *lines]
             if after.moves[-1] is not mine:
                 theirs = after.moves[-1]
                 headline = (headline + "\n" if headline else "") + (
                     f"{mover.display} played {mine.notation} "
                     f"(move {after.move_number(mine.ply)}); {after.name(theirs.userid)}'s "
-                    f"queued answer {theirs.notation} was played at once "
-                    f"(move {after.move_number(theirs.ply)})."
+                    f"answer {theirs.notation} from the conditional tree was played at once "
+                    f"(move {after.move_number(theirs.ply)}), costing no time."
                 )
                 if mine.comment.strip():
                     quoted = "\n".join(wrap(mine.comment.strip(), indent="  > "))
                     headline += f"\n{mover.display} writes:\n{quoted}"
-        return Decision(board_mails(after, now, headline, told), (BoardChange(board, after),))
+        mails = news_kinds(after, board_mails(after, now, headline, told), mover.userid)
+        return Decision(mails, (BoardChange(board, after),))
+
+
+MAX_COMMENT_BYTES = 4096  # a comment goes into every board mail and the records
+
+
+def bounded_comment(comment: str) -> tuple[str, str]:
+    """``comment`` within ``MAX_COMMENT_BYTES``, and what to tell its writer if it was cut."""
+    data = comment.encode()
+    if len(data) <= MAX_COMMENT_BYTES:
+        return comment, ""
+    kept = data[:MAX_COMMENT_BYTES].decode(errors="ignore").rstrip() + " [...]"
+    return kept, (
+        f"Your comment was cut to its first {MAX_COMMENT_BYTES // 1024} KB: a comment goes into "
+        "every board mail and the game's records, and holds at most that."
+    )
 
 
 def claimed(board: Board, state: GameState, actor: Actor, now: datetime) -> tuple[Board, str]:
@@ -235,73 +266,63 @@ class Resign:
         loser = acting(actor)
         board = world.board(self.board)
         seat = seat_in_play(board, loser)
-        after = finish(board, Outcome(1 - seat, RESIGN), world.now)
+        after = finish(board, Outcome(1 - seat, Termination.RESIGN), world.now)
         headline = (
             f"The site admin resigned the game for {loser.display}."
             if loser.is_admin
             else f"{loser.display} resigned."
         )
-        if self.comment.strip():
-            headline += "\n" + self.comment.strip()
-        return Decision(board_mails(after, world.now, headline), (BoardChange(board, after),))
+        comment, cut = bounded_comment(self.comment.strip())
+        if comment:
+            headline += "\n" + comment
+        told = {loser.userid: wrap(cut)} if cut else None
+        return Decision(board_mails(after, world.now, headline, told), (BoardChange(board, after),))
 
 
 def answer_from_queue(
     board: Board, theirs: PlayedMove, now: datetime
 ) -> tuple[Board, str | None, list[str]]:
-    """Play the queued answer of the player now to move, if one fits ``theirs``.
+    """Play the answer the conditional tree of the player now to move gives to ``theirs``
+    (``pbm.usecases.trees``), if it has one.
 
-    The first queued move whose ``if`` is the move just played (both in
-    canonical notation, the ``if`` read in the position it was played from)
-    or that has no ``if``, and that is legal, is played; the owner's whole
-    queue is then gone. Returns the board, the owner (None: he queued
-    nothing) and what to tell him of each of his queued moves.
+    The answer is played at once, so it costs its player no time (his clock started
+    with ``theirs``); what follows it in the tree stays for the next reply. A move the
+    tree does not answer, or an answer the rules refuse, drops the tree. Returns the
+    board, the tree's owner (None: he has none) and what to tell him.
     """
-    rules = board.rules
     state = board.state
     owner = board.player_at(state.to_move)
-    mine = [q for q in board.queue if q.userid == owner]
-    if not mine:
+    mine = next((q for q in board.queue if q.userid == owner), None)
+    if mine is None:
         return board, None, []
-    before = rules.load(theirs.position_before)
+    others = tuple(q for q in board.queue if q.userid != owner)
     them = board.name(theirs.userid)
-    chosen: tuple[str, GameState, str] | None = None
-    notes: list[str] = []
-    for q in mine:
-        label = q.move_text + (f" if {q.if_move}" if q.if_move else "")
-        if chosen is not None:
-            notes.append(f"{label}: dropped, a move before it in your queue was played.")
-            continue
-        if q.if_move is not None:
-            try:
-                condition: str | None = before.play(q.if_move)[1]
-            except IllegalMove:
-                condition = None
-            if condition != theirs.notation:
-                notes.append(f"{label}: dropped, {them} played {theirs.notation}.")
-                continue
-        try:
-            new_state, canonical = state.play(q.move_text)
-        except IllegalMove as exc:
-            notes.append(
-                f"{label}: dropped, it is not legal after {them}'s {theirs.notation}: {exc}"
-            )
-            continue
-        chosen = (q.move_text, new_state, canonical)
-    board = replace(board, queue=tuple(q for q in board.queue if q.userid != owner))
-    if chosen is not None:
-        text, new_state, canonical = chosen
-        board = played(board, owner, new_state, canonical, text, "", now, queued=True)
-        number = board.move_number(new_state.ply)
-        head = f"Your queued move {canonical} was played at once as move {number}."
-    else:
-        head = (
-            f"None of your queued moves could be played after {them}'s {theirs.notation}, "
-            "so it is your turn."
+    found = Tree.from_json(mine.lines).answer(theirs.notation)
+    if found is None:
+        text = (
+            f"{them} played {theirs.notation}, a move off your conditional tree: the tree "
+            f"on board {board.number} is dropped, and it is your turn."
         )
-    lines = wrap(head)
-    if notes:
-        lines += ["The rest of your queue:" if chosen else "Your queue:"]
-        for note in notes:
-            lines += wrap(note, indent="    ")
+        return replace(board, queue=others), owner, wrap(text)
+    answer, rest = found
+    try:
+        new_state, canonical = state.play(answer)
+    except IllegalMove as exc:
+        text = (
+            f"Your tree's answer {answer} is not legal after {them}'s {theirs.notation}: "
+            f"{exc}. The tree on board {board.number} is dropped, and it is your turn."
+        )
+        return replace(board, queue=others), owner, wrap(text)
+    kept = (replace(mine, lines=rest.to_json()),) if rest else ()
+    board = replace(board, queue=(*others, *kept))
+    board = played(board, owner, new_state, canonical, answer, "", now, queued=True)
+    number = board.move_number(new_state.ply)
+    lines = wrap(
+        f"Your conditional tree answered {them}'s {theirs.notation} with {canonical}: played "
+        f"at once as move {number}, costing no time on your clock."
+    )
+    if rest:
+        lines += ["The rest of your tree:", *rest.render(them, indent="    ")]
+    else:
+        lines += wrap(f"Your tree on board {board.number} is used up.")
     return board, owner, lines

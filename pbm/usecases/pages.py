@@ -12,20 +12,21 @@ price of that query.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import sqlalchemy as sa
-from sqlmodel import Session
-
+from pbm.games import winner_of
+from pbm.model import Board, BoardStatus, rules_of
+from pbm.store import Session
+from pbm.store import pages as store
+from pbm.store.boards import load_boards
 from pbm.usecases.accounts import USERID
 from pbm.usecases.queries import BoardSummary, RatingLine, rating_lines, summaries_of
 from pbm.usecases.site import Site
-from pbm.usecases.weblinks import SHOWN, shown
-from pbm.usecases.world import GAMES, MOVES, PAUSES, PLAYERS, VACATIONS, Board, load_boards
+from pbm.usecases.weblinks import shown
 
 PAGE_SIZE = 50
 FEED_SIZE = 50
@@ -69,7 +70,8 @@ class PlayerPage:
 
 @dataclass(frozen=True, slots=True)
 class FeedEntry:
-    """One played turn, for a feed: the board, its title, who played what, when."""
+    """One entry of a feed: a played turn (who played what, when), or the end of a game
+    (``ended``: how it ended, its last turn's ``ply``; no player or notation)."""
 
     board: int
     game: str
@@ -77,17 +79,7 @@ class FeedEntry:
     player: str
     notation: str
     at: datetime
-
-
-def _shown() -> sa.ColumnElement[bool]:
-    """``shown`` as SQL."""
-    return sa.or_(
-        GAMES.c.status.in_(SHOWN), sa.and_(GAMES.c.status == "cancelled", GAMES.c.ply > 0)
-    )
-
-
-def _newest_first() -> list[sa.ColumnElement[object]]:
-    return [GAMES.c.last_move_at.desc().nulls_last(), GAMES.c.board.desc()]
+    ended: str = ""  # "alice (White) wins (resign): 1-0", "Cancelled"
 
 
 @contextmanager
@@ -103,58 +95,19 @@ def board_row(session: Session, number: int) -> Mapping[Any, Any] | None:
     if there is none."""
     if not 0 < number <= MAX_NUMBER:
         return None
-    row = session.execute(_BOARD_ROW, {"number": number}).first()
-    return None if row is None else row._mapping
+    return store.board_row(session, number)
 
 
 def made_of(row: Mapping[Any, Any]) -> str:
     """What a board's page (at any ply, from either seat) is made from: its version, and
-    what moves the dates its clocks show without a move (``_clocks_stamp``)."""
-    return ".".join(str(row[k]) for k in ("version", *_STAMP))
-
-
-_STAMP = ("white_away", "black_away", "away", "paused", "resumed")
-
-
-def _clocks_stamp() -> list[sa.Label[Any]]:
-    """Its players' vacations (each his latest end: one replaces the last, or ends early)
-    and the site's clock pauses, as columns of a board's row (``_STAMP``): a vacation or
-    a pause moves the dates on its page, and a page cached before must be made anew."""
-
-    def latest(column: sa.ColumnElement[Any], *where: sa.ColumnElement[bool]) -> Any:
-        return sa.select(sa.func.max(column)).where(*where).scalar_subquery()
-
-    white, black, away, paused, resumed = _STAMP
-    return [
-        latest(VACATIONS.c.ends_at, VACATIONS.c.userid == GAMES.c.white).label(white),
-        latest(VACATIONS.c.ends_at, VACATIONS.c.userid == GAMES.c.black).label(black),
-        latest(VACATIONS.c.id, VACATIONS.c.userid.in_([GAMES.c.white, GAMES.c.black])).label(away),
-        latest(PAUSES.c.id).label(paused),
-        sa.select(sa.func.count(PAUSES.c.ended_at)).scalar_subquery().label(resumed),
-    ]
-
-
-# Built once, the board's number bound at each read: building and keying this
-# statement afresh cost more than reading the row.
-_BOARD_ROW = sa.select(GAMES, *_clocks_stamp()).where(
-    GAMES.c.board == sa.bindparam("number"), _shown()
-)
+    what moves the dates its clocks show without a move (``pbm.store.pages.STAMP``)."""
+    return ".".join(str(row[k]) for k in ("version", *store.STAMP))
 
 
 def site_stamp(session: Session) -> str:
     """What the lists are made from: the newest board, move and end (each the end of an
     index: cheap on any number of games)."""
-    ends = [
-        sa.select(sa.func.max(GAMES.c.ended_at)).where(GAMES.c.status == status).scalar_subquery()
-        for status in ("finished", "cancelled")
-    ]
-    newest = sa.select(
-        sa.select(sa.func.max(GAMES.c.board)).scalar_subquery(),
-        sa.select(sa.func.max(MOVES.c.id)).scalar_subquery(),
-        *ends,
-    )
-    row = session.execute(newest).one()
-    return ".".join(str(v) for v in row)
+    return ".".join(str(v) for v in store.site_stamp(session))
 
 
 def board(site: Site, number: int) -> Board:
@@ -185,11 +138,26 @@ def board_in(session: Session, site: Site, row: Mapping[Any, Any]) -> Board:
     return found
 
 
+def first_ply(board: Board) -> int:
+    """The ply of the board's first position: 0, or the turns the game had before its
+    first move (Go's handicap stones are Black's first turn: 1)."""
+    return board.ply - len(board.moves)
+
+
 def position_at(board: Board, ply: int) -> str:
-    """The board's position after its ``ply``-th turn (0: the start)."""
-    if not 0 <= ply <= board.ply or ply > len(board.moves):
+    """The board's position after its ``ply``-th turn (``first_ply``: the start)."""
+    first = first_ply(board)
+    if not first <= ply <= board.ply:
         raise NotShown(ply)
-    return board.moves[ply].position_before if ply < len(board.moves) else board.position
+    k = ply - first
+    return board.moves[k].position_before if k < len(board.moves) else board.position
+
+
+def move_at(board: Board, ply: int) -> str:
+    """The notation of the board's ``ply``-th turn, the one that made ``position_at``
+    (the start: "")."""
+    k = ply - first_ply(board)
+    return board.moves[k - 1].notation if 0 < k <= len(board.moves) else ""
 
 
 def front(site: Site, page: int = 1) -> FrontPage:
@@ -203,28 +171,14 @@ def front_in(s: Session, page: int = 1) -> FrontPage:
     """``front`` in a read (``snapshot``) of the caller's."""
     page = max(page, 1)
     start = (page - 1) * PAGE_SIZE
-    active = sa.select(GAMES).where(GAMES.c.status == "active")
-    # Two index walks, not one sort of every board in play: SQLite and PostgreSQL put
-    # NULLs at opposite ends, and an index gives "newest first" only without them.
-    moved = active.where(GAMES.c.last_move_at.is_not(None)).order_by(
-        GAMES.c.last_move_at.desc(), GAMES.c.board.desc()
-    )
-    unmoved = active.where(GAMES.c.last_move_at.is_(None)).order_by(GAMES.c.board.desc())
-    finished = (
-        sa.select(GAMES)
-        .where(GAMES.c.status == "finished")
-        .order_by(GAMES.c.ended_at.desc(), GAMES.c.board.desc())
-        .limit(PAGE_SIZE)
-    )
-    boards = summaries_of(s, moved.offset(start).limit(PAGE_SIZE + 1))
+    boards = summaries_of(s, store.moved_rows(s, start, PAGE_SIZE + 1))
     if len(boards) <= PAGE_SIZE:
         skip = 0
         if not boards and start:
-            count = sa.select(sa.func.count()).select_from(moved.subquery())
-            skip = start - int(s.execute(count).scalar_one())
+            skip = start - store.moved_count(s)
         rest = PAGE_SIZE + 1 - len(boards)
-        boards += summaries_of(s, unmoved.offset(max(skip, 0)).limit(rest))
-    ended = summaries_of(s, finished) if page == 1 else []
+        boards += summaries_of(s, store.unmoved_rows(s, max(skip, 0), rest))
+    ended = summaries_of(s, store.finished_rows(s, PAGE_SIZE)) if page == 1 else []
     return FrontPage(boards[:PAGE_SIZE], ended, page, len(boards) > PAGE_SIZE)
 
 
@@ -233,18 +187,15 @@ def _account(session: Session, userid: str) -> tuple[str, str]:
     uid = userid.lower()
     if not USERID.match(uid):
         raise NotShown(userid)
-    row = session.execute(
-        sa.select(PLAYERS.c.userid, PLAYERS.c.display).where(
-            PLAYERS.c.userid == uid, PLAYERS.c.status == "active"
-        )
-    ).first()
-    if row is None:
+    found = store.confirmed_account(session, uid)
+    if found is None:
         raise NotShown(userid)
-    return str(row.userid), str(row.display)
+    return found
 
 
-def _of(uid: str) -> sa.ColumnElement[bool]:
-    return sa.or_(GAMES.c.white == uid, GAMES.c.black == uid)
+def confirmed(session: Session, userid: str) -> tuple[str, str]:
+    """(userid, display) of a confirmed account; ``NotShown`` for anyone else."""
+    return _account(session, userid)
 
 
 def player(site: Site, userid: str) -> PlayerPage:
@@ -252,14 +203,8 @@ def player(site: Site, userid: str) -> PlayerPage:
     else."""
     with site.db.read() as s:
         uid, display = _account(s, userid)
-        boards = summaries_of(
-            s, sa.select(GAMES).where(_of(uid), _shown()).order_by(*_newest_first())
-        )
-        rated = s.execute(
-            sa.select(GAMES)
-            .where(_of(uid), GAMES.c.white_rating_after.is_not(None))
-            .order_by(GAMES.c.ended_at.desc().nulls_last(), GAMES.c.board.desc())
-        ).all()
+        boards = summaries_of(s, store.shown_rows_of(s, uid))
+        rated = store.rated_rows_of(s, uid)
         kinds = {(g.game, g.variant) for g in rated}
         ratings = [
             line
@@ -281,8 +226,8 @@ def player(site: Site, userid: str) -> PlayerPage:
         )
         for g in rated
     ]
-    active = [b for b in boards if b.status == "active"]
-    ended = [b for b in boards if b.status != "active"]
+    active = [b for b in boards if b.status == BoardStatus.ACTIVE]
+    ended = [b for b in boards if b.status != BoardStatus.ACTIVE]
     return PlayerPage(uid, display, active, ended, ratings, history)
 
 
@@ -303,59 +248,82 @@ def archive(
 ) -> tuple[list[BoardSummary], bool]:
     """Finished games, the latest first, filtered, ``PAGE_SIZE`` a page; and whether
     there are more."""
-    stmt = sa.select(GAMES).where(GAMES.c.status == "finished")
-    if game:
-        stmt = stmt.where(GAMES.c.game == game.lower())
-    if variant:
-        stmt = stmt.where(GAMES.c.variant == variant.lower())
+    uid = None
     if player:
         uid = player.lower()
         if not USERID.match(uid):
             return [], False
-        stmt = stmt.where(_of(uid))
-    if since is not None:
-        stmt = stmt.where(GAMES.c.ended_at >= since)
-    if until is not None:
-        stmt = stmt.where(GAMES.c.ended_at < until)
-    stmt = (
-        # A finished game always has its end (migration 0003 filled in the old ones):
-        # no NULLs to place, so the index gives the order.
-        stmt.order_by(GAMES.c.ended_at.desc(), GAMES.c.board.desc())
-        .offset((max(page, 1) - 1) * PAGE_SIZE)
-        .limit(PAGE_SIZE + 1)
-    )
     with site.db.read() as s:
-        found = summaries_of(s, stmt)
+        rows = store.archive_rows(
+            s,
+            (max(page, 1) - 1) * PAGE_SIZE,
+            PAGE_SIZE + 1,
+            game.lower() if game else None,
+            variant.lower() if variant else None,
+            uid,
+            since,
+            until,
+        )
+        found = summaries_of(s, rows)
     return found[:PAGE_SIZE], len(found) > PAGE_SIZE
 
 
 def feed(site: Site, number: int | None = None, userid: str | None = None) -> list[FeedEntry]:
-    """The latest turns of a public board, or of a player's public boards, newest first."""
-    stmt = (
-        sa.select(MOVES.c.board, GAMES.c.game, MOVES.c.ply, MOVES.c.userid, MOVES.c.notation)
-        .add_columns(MOVES.c.created_at)
-        .join(GAMES, GAMES.c.board == MOVES.c.board)
-        .where(_shown())
-        .order_by(MOVES.c.created_at.desc(), MOVES.c.id.desc())
-        .limit(FEED_SIZE)
-    )
+    """The latest turns and ends of a public board, or of a player's public boards, newest
+    first."""
     with site.db.read() as s:
-        if number is not None:
-            if board_row(s, number) is None:
-                raise NotShown(number)
-            stmt = stmt.where(MOVES.c.board == number)
-        if userid is not None:
-            uid, _ = _account(s, userid)
-            stmt = stmt.where(_of(uid))
-        rows = s.execute(stmt).all()
-        names = dict(
-            s.execute(
-                sa.select(PLAYERS.c.userid, PLAYERS.c.display).where(
-                    PLAYERS.c.userid.in_({r.userid for r in rows})
-                )
-            ).all()
-        )
-    return [
+        if number is not None and board_row(s, number) is None:
+            raise NotShown(number)
+        uid = _account(s, userid)[0] if userid is not None else None
+        rows = store.feed_rows(s, FEED_SIZE, number, uid)
+        ends = store.ended_rows(s, FEED_SIZE, number, uid)
+        names = store.display_names(s, {r.userid for r in rows} | _players(ends))
+    turns = [
         FeedEntry(r.board, r.game, r.ply, names.get(r.userid, r.userid), r.notation, r.created_at)
         for r in rows
     ]
+    # An end comes after the turn that made it (a mate is both at one moment).
+    entries = sorted(turns + _ends(ends, names), key=lambda e: (e.at, e.ended != ""), reverse=True)
+    return entries[:FEED_SIZE]
+
+
+def finished_feed(site: Site) -> list[FeedEntry]:
+    """The games that ended latest, latest first: the site's feed of finished games."""
+    with site.db.read() as s:
+        ends = store.ended_rows(s, FEED_SIZE)
+        names = store.display_names(s, _players(ends))
+    return _ends(ends, names)
+
+
+def _players(rows: Sequence[Any]) -> set[str]:
+    return {u for r in rows for u in (r.white, r.black)}
+
+
+def _ends(rows: Sequence[Any], names: Mapping[str, str]) -> list[FeedEntry]:
+    """The end of each game of ``rows`` as a feed entry."""
+    return [
+        FeedEntry(
+            r.board,
+            r.game,
+            r.ply,
+            "",
+            "",
+            r.ended_at or r.last_move_at or r.created_at,
+            ended_words(r, names),
+        )
+        for r in rows
+    ]
+
+
+def ended_words(row: Any, names: Mapping[str, str]) -> str:
+    """How a game of a ``games`` row ended, for everyone: ``alice (White) wins (resign):
+    1-0``, ``Draw (agreement): 1/2-1/2``, ``Cancelled``."""
+    if row.status == BoardStatus.CANCELLED or not row.result:
+        return "Cancelled"
+    how = f" ({row.termination})" if row.termination else ""
+    winner = winner_of(row.result)
+    if winner is None:
+        return f"Draw{how}: {row.result}"
+    uid = (row.white, row.black)[winner]
+    seat = rules_of(row.game).seat_names[winner]
+    return f"{names.get(uid, uid)} ({seat}) wins{how}: {row.result}"

@@ -9,24 +9,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from pbm.games import AGREEMENT, Outcome
-from pbm.replies import Reply
+from pbm import verbs
+from pbm.games import BadNotation, IllegalMove, Outcome, Termination
+from pbm.model import Account, Board, BoardStatus
+from pbm.refusals import BadRequest, IllegalMoveRefused, NotAPlayer
+from pbm.replies import MailKind, Reply
 from pbm.usecases.auth import Actor
 from pbm.usecases.boardmail import board_mails
 from pbm.usecases.changes import BoardChange
 from pbm.usecases.endings import finish
-from pbm.usecases.moves import acting, seat_in_play
-from pbm.usecases.refusals import BadRequest, NotAPlayer
+from pbm.usecases.moves import Move, acting, seat_in_play
 from pbm.usecases.text import note, wrap
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import Account, Board, World
+from pbm.usecases.world import World
+from pbm.verbs import Reader
+
+# What the player asked to agree (to take back a move, to a draw) may answer by reply.
+ANSWERS = verbs.listed(verbs.sendable(Reader.ASKED))
 
 
 def _asking(board: Board, to: str, subject: str, text: str) -> Reply:
     """A request for the opponent ``to``, answerable by reply."""
     body = "\n".join(wrap(text)) + "\n"
     return Reply(
-        board.people[to].email, subject, body, board=board.number, reply_as=to, counted=False
+        board.people[to].email, subject, body, board=board.number, reply_as=to, kind=MailKind.BOARD
     )
 
 
@@ -58,14 +64,14 @@ class Undo:
                 opp.userid,
                 title,
                 f"{me.display} asks to take back move {number} ({last.notation}). Reply to "
-                f"this mail with accept or reject, or send: {cmd} (or reject).",
+                f"this mail with {ANSWERS}, or send: {cmd} (or {verbs.REJECT}).",
             ),
             note(
                 me.account.email,
                 title,
                 f"You asked {opp.display} to let you take back move {number}.",
                 board.number,
-                counted=False,
+                kind=MailKind.BOARD,
             ),
         ]
         return Decision(replies, (BoardChange(board, after),))
@@ -83,12 +89,16 @@ class Cancel:
         seat = seat_in_play(board, me, waiting=True)
         opp = board.people[board.player_at(1 - seat)]
         now = world.now
-        if board.status == "waiting" and board.challenger != me.userid and not me.is_admin:
+        if (
+            board.status == BoardStatus.WAITING
+            and board.challenger != me.userid
+            and not me.is_admin
+        ):
             return _declined(board, me, world)
-        if board.ply == 0 or board.cancel_request_by == opp.userid or me.is_admin:
+        if not board.moves or board.cancel_request_by == opp.userid or me.is_admin:
             after = replace(
                 board,
-                status="cancelled",
+                status=BoardStatus.CANCELLED,
                 ended_at=now,
                 cancel_request_by=None,
                 undo_request_by=None,
@@ -116,7 +126,7 @@ class Cancel:
                 title,
                 f"You asked {opp.display} to cancel board {board.number}.",
                 board.number,
-                counted=False,
+                kind=MailKind.BOARD,
             ),
         ]
         return Decision(replies, (BoardChange(board, after),))
@@ -149,14 +159,14 @@ class OfferDraw:
                 opp.userid,
                 title,
                 f"{me.display} offers a draw on board {board.number}. Reply to this mail with "
-                f"accept or reject, or send: {cmd} (or reject). To play on, just move.",
+                f"{ANSWERS}, or send: {cmd} (or {verbs.REJECT}). To play on, just move.",
             ),
             note(
                 me.account.email,
                 title,
                 f"You offered {opp.display} a draw on board {board.number}.",
                 board.number,
-                counted=False,
+                kind=MailKind.BOARD,
             ),
         ]
         return Decision(replies, (BoardChange(board, after),))
@@ -164,7 +174,7 @@ class OfferDraw:
 
 def _agreed(board: Board, me: Actor, world: World) -> Decision:
     offerer = board.name(board.draw_offer_by or "")
-    after = finish(board, Outcome(None, AGREEMENT), world.now)
+    after = finish(board, Outcome(None, Termination.AGREEMENT), world.now)
     headline = f"{me.display} accepted {offerer}'s draw offer: the game is drawn."
     return Decision(board_mails(after, world.now, headline), (BoardChange(board, after),))
 
@@ -190,7 +200,7 @@ def _challenged(board: Board, me: Actor) -> None:
 
 def _declined(board: Board, me: Actor, world: World) -> Decision:
     _challenged(board, me)
-    after = replace(board, status="cancelled", ended_at=world.now)
+    after = replace(board, status=BoardStatus.CANCELLED, ended_at=world.now)
     challenger = board.people[board.challenger or ""]
     subject = f"{board.title()} - challenge declined"
     text = f"{me.display} declined {challenger.display}'s challenge; board {board.number} is off."
@@ -200,14 +210,36 @@ def _declined(board: Board, me: Actor, world: World) -> Decision:
 
 
 def _both(board: Board, people: tuple[Account, Account], subject: str, text: str) -> list[Reply]:
-    """The same note to both players of ``board`` (not counted: it is their board's mail)."""
-    return [note(p.email, subject, text, board.number, counted=False) for p in people]
+    """The same note to both players of ``board`` (their board's mail)."""
+    return [note(p.email, subject, text, board.number, kind=MailKind.BOARD) for p in people]
+
+
+ACCEPT = "accept"  # the command's word, a move of a game that lists it (Go's scoring)
+
+
+def _accepted_as_move(board: Board) -> bool:
+    """Whether ``accept`` on ``board`` is a move of its game: nothing is asked of the
+    player, and the game lists ``accept`` among its legal moves. Refused in the game's
+    words where the game knows the word but not now (Go's ``accept`` before scoring)."""
+    if board.undo_request_by is not None or board.draw_offer_by is not None:
+        return False
+    state = board.state
+    if ACCEPT in state.legal_moves():
+        return True
+    try:
+        state.play(ACCEPT)
+    except BadNotation:
+        return False  # not a word of the game: the refusal of an accept with nothing asked
+    except IllegalMove as exc:
+        raise IllegalMoveRefused(str(exc)) from None
+    return False
 
 
 @dataclass(frozen=True)
 class Accept:
     """Agree to what the opponent asked: his challenge (the board starts), the undo (his
-    move is taken back) or the draw."""
+    move is taken back) or the draw. With nothing asked, ``accept`` is a move where the
+    game has it (Go's scoring phase: ``_accepted_as_move``)."""
 
     board: int
 
@@ -215,9 +247,11 @@ class Accept:
         me = acting(actor)
         board = world.board(self.board)
         seat_in_play(board, me, waiting=True)
-        if board.status == "waiting":
+        if board.status != BoardStatus.WAITING and _accepted_as_move(board):
+            return Move(self.board, ACCEPT).decide(world, actor)
+        if board.status == BoardStatus.WAITING:
             _challenged(board, me)
-            after = replace(board, status="active", clock_since=world.now)
+            after = replace(board, status=BoardStatus.ACTIVE, clock_since=world.now)
             challenger = board.name(board.challenger or "")
             headline = (
                 f"{me.display} accepted {challenger}'s challenge: board {board.number} starts."
@@ -262,7 +296,7 @@ class Reject:
         me = acting(actor)
         board = world.board(self.board)
         seat_in_play(board, me, waiting=True)
-        if board.status == "waiting":
+        if board.status == BoardStatus.WAITING:
             return _declined(board, me, world)
         if _pending(board, me) == "draw":
             asker = board.people[board.draw_offer_by or ""]

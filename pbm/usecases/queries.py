@@ -7,29 +7,23 @@ both use these; nothing here writes.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import sqlalchemy as sa
-from sqlmodel import Session
-
 from pbm import ratings as elo
-from pbm.usecases.boardmail import BoardView, board_view
+from pbm.games import Result
+from pbm.model import Account, Board, BoardStatus, rules_of
+from pbm.store import Session
+from pbm.store.accounts import all_userids, displays, load_accounts
+from pbm.store.lists import board_rows, rating_rows
+from pbm.store.stops import load_pauses
+from pbm.usecases.boardview import BoardView, board_view
+from pbm.usecases.glicko_now import glicko_standings
 from pbm.usecases.locks import PlayerLocks, player_locks
 from pbm.usecases.site import Site
-from pbm.usecases.world import (
-    GAMES,
-    PLAYERS,
-    RATINGS,
-    Account,
-    Board,
-    World,
-    load_accounts,
-    load_pauses,
-    rules_of,
-)
+from pbm.usecases.world import World
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +35,8 @@ class BoardSummary:
     variant: str
     white: str
     black: str
-    status: str
-    result: str | None
+    status: BoardStatus
+    result: Result | None
     termination: str | None
     ply: int
     to_move: str | None  # an active board's player to move; a waiting one's challenged player
@@ -61,52 +55,32 @@ class RatingLine:
     rating: int
     games: int
     provisional: bool
-
-
-def displays(session: Session, userids: Iterable[str]) -> dict[str, str]:
-    """Display names by userid (the userid itself for one that does not exist)."""
-    wanted = set(userids)
-    if not wanted:
-        return {}
-    # Only the names: a list of 100 boards need not load whole accounts.
-    stmt = sa.select(PLAYERS.c.userid, PLAYERS.c.display).where(
-        PLAYERS.c.userid.in_(sorted(wanted))
-    )
-    found: dict[str, str] = {row.userid: row.display for row in session.execute(stmt)}
-    return {u: found.get(u, u) for u in wanted}
+    glicko: int | None = None  # the Glicko-2 rating (``usecases.glickos``), None: none yet
+    deviation: int | None = None  # its deviation
 
 
 def summaries(
     session: Session,
-    status: str | None = "active",
+    status: str | None = BoardStatus.ACTIVE,
     userid: str | None = None,
     game: str | None = None,
 ) -> list[BoardSummary]:
     """Boards by number: of ``status`` (None or ``all``: any; ``open``: waiting or
     active), of a player, of a game."""
-    stmt = sa.select(GAMES).order_by(GAMES.c.board)
-    if status == "open":
-        stmt = stmt.where(GAMES.c.status.in_(("waiting", "active")))
-    elif status not in (None, "all"):
-        stmt = stmt.where(GAMES.c.status == status)
-    if game is not None:
-        stmt = stmt.where(GAMES.c.game == rules_of(game).name)
-    if userid is not None:
-        uid = userid.lower()
-        stmt = stmt.where(sa.or_(GAMES.c.white == uid, GAMES.c.black == uid))
-    return summaries_of(session, stmt)
+    name = rules_of(game).name if game is not None else None
+    return summaries_of(session, board_rows(session, status, userid, name))
 
 
-def summaries_of(session: Session, stmt: sa.Select[Any]) -> list[BoardSummary]:
-    """The boards a select of ``games`` rows finds, as list lines, in its order."""
-    rows = list(session.execute(stmt))
+def summaries_of(session: Session, rows: Sequence[Any]) -> list[BoardSummary]:
+    """``games`` rows (``pbm.store.lists``, ``pbm.store.pages``) as list lines, in their
+    order."""
     names = displays(session, [u for g in rows for u in (g.white, g.black)])
     out = []
     for g in rows:
         to_move = None
-        if g.status == "active":
+        if g.status == BoardStatus.ACTIVE:
             to_move = names[(g.white, g.black)[_to_move(g.game, g.position)]]
-        elif g.status == "waiting":
+        elif g.status == BoardStatus.WAITING:
             to_move = names[g.black if g.challenger == g.white else g.white]
         out.append(
             BoardSummary(
@@ -115,8 +89,8 @@ def summaries_of(session: Session, stmt: sa.Select[Any]) -> list[BoardSummary]:
                 variant=g.variant,
                 white=names[g.white],
                 black=names[g.black],
-                status=g.status,
-                result=g.result,
+                status=BoardStatus(g.status),
+                result=None if g.result is None else Result(g.result),
                 termination=g.termination,
                 ply=g.ply,
                 to_move=to_move,
@@ -135,22 +109,19 @@ def _to_move(game: str, position: str) -> int:
 
 def rating_lines(session: Session, game: str | None, variant: str | None) -> list[RatingLine]:
     """Rating lists by game and variant, best first."""
-    stmt = sa.select(RATINGS)
-    if game is not None:
-        stmt = stmt.where(RATINGS.c.game == game)
-    if variant is not None:
-        stmt = stmt.where(RATINGS.c.variant == variant.lower())
     rows = sorted(
-        session.execute(stmt),
+        rating_rows(session, game, variant),
         key=lambda r: (r.game, r.variant, -r.rating, -r.games_played, r.userid),
     )
     names = displays(session, [r.userid for r in rows])
+    glicko = glicko_standings(session, game, variant)
     out: list[RatingLine] = []
     rank = 0
     for i, r in enumerate(rows):
         if i == 0 or (r.game, r.variant) != (rows[i - 1].game, rows[i - 1].variant):
             rank = 0
         rank += 1
+        found = glicko.get((r.game, r.variant, r.userid))
         out.append(
             RatingLine(
                 game=r.game,
@@ -160,34 +131,11 @@ def rating_lines(session: Session, game: str | None, variant: str | None) -> lis
                 rating=elo.round_half_away(r.rating),
                 games=r.games_played,
                 provisional=r.games_played < elo.PROVISIONAL_GAMES,
+                glicko=round(found.rating) if found is not None else None,
+                deviation=round(found.deviation) if found is not None else None,
             )
         )
     return out
-
-
-def open_boards_of(session: Session, address: str) -> list[tuple[str, int]]:
-    """(userid, board) of the waiting and active boards of the confirmed accounts whose
-    address is ``address``, oldest board first."""
-    accounts = (
-        sa.select(PLAYERS.c.userid)
-        .where(sa.func.lower(PLAYERS.c.email) == address.lower(), PLAYERS.c.status == "active")
-        .scalar_subquery()
-    )
-    found: list[tuple[str, int]] = []
-    for seat in (GAMES.c.white, GAMES.c.black):
-        stmt = sa.select(seat, GAMES.c.board).where(
-            GAMES.c.status.in_(("active", "waiting")), seat.in_(accounts)
-        )
-        found += [(str(u), int(b)) for u, b in session.execute(stmt)]
-    return sorted(found, key=lambda pair: pair[1])[:20]
-
-
-def game_of(session: Session, board: int) -> str | None:
-    """The game a board is of (None: there is no such board)."""
-    found: str | None = session.execute(
-        sa.select(GAMES.c.game).where(GAMES.c.board == board)
-    ).scalar()
-    return found
 
 
 # -- for the command line: each its own read
@@ -205,7 +153,10 @@ def view(site: Site, number: int) -> BoardView:
 
 
 def boards(
-    site: Site, status: str | None = "active", userid: str | None = None, game: str | None = None
+    site: Site,
+    status: str | None = BoardStatus.ACTIVE,
+    userid: str | None = None,
+    game: str | None = None,
 ) -> list[BoardSummary]:
     with site.db.read() as s:
         if userid is not None:
@@ -222,8 +173,7 @@ def standings(site: Site, game: str | None = None, variant: str | None = None) -
 def players(site: Site) -> list[Account]:
     """Every account, by userid."""
     with site.db.read() as s:
-        userids = s.execute(sa.select(PLAYERS.c.userid)).scalars()
-        found = load_accounts(s, userids)
+        found = load_accounts(s, all_userids(s))
         return [found[u] for u in sorted(found)]
 
 

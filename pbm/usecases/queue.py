@@ -1,112 +1,135 @@
-"""Queued and conditional moves: answers written in advance, played when the opponent moves.
+"""Conditional move trees: answers written in advance, played the moment the opponent moves.
 
-A player waiting for his opponent may queue moves (``queue MOVE [if THEIRS]``);
-the moment the opponent moves, the first that fits is played
-(``pbm.usecases.moves.answer_from_queue``) and the rest are dropped.
+A player waiting for his opponent gives lines (``queue B UID PW`` and a line after
+``if`` on each line below it, or ``queue MOVE if THEIRS``), checked by the rules when
+given and merged into his tree on the board (``pbm.usecases.trees``); ``queue ...
+show`` shows it and ``queue ... clear`` forgets it. When the opponent moves, the tree's
+answer to his move is played at once (``pbm.usecases.moves.answer_from_queue``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from pbm.games import BadNotation, GameState, IllegalMove
-from pbm.replies import Reply
+from pbm.model import Board, Queued
+from pbm.refusals import BadRequest, NotYourTurn
+from pbm.replies import MailKind, Reply
 from pbm.usecases.auth import Actor
 from pbm.usecases.changes import BoardChange
 from pbm.usecases.moves import acting, seat_in_play
-from pbm.usecases.refusals import BadRequest, NotYourTurn
-from pbm.usecases.text import note, wrap
+from pbm.usecases.text import wrap
+from pbm.usecases.trees import (
+    MAX_LINES,
+    MAX_PLIES,
+    Conflict,
+    Names,
+    Tree,
+    checked_lines,
+    merge_all,
+)
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import Queued, World
+from pbm.usecases.world import World
 
-MAX_QUEUED = 20  # queued moves per player and board
+ADD, SHOW, CLEAR = "add", "show", "clear"
 
 
 @dataclass(frozen=True)
 class Queue:
-    """Queue ``move`` as the answer to the opponent's next move (only to ``if_move``, if given).
-
-    ``move`` None forgets the player's queue on the board.
-    """
+    """Add ``lines`` to the acting player's tree on ``board`` (``what`` ``add``), show it
+    (``show``) or forget it (``clear``)."""
 
     board: int
-    move: str | None
-    if_move: str | None = None
+    lines: tuple[str, ...] = ()
+    what: str = ADD
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
         me = acting(actor)
         board = world.board(self.board)
         seat = seat_in_play(board, me)
-        mine = [q for q in board.queue if q.userid == me.userid]
-        title = f"{board.title()} - queued moves"
-        if self.move is None:
-            if not mine:
-                raise BadRequest(f"You have no queued moves on board {board.number}.")
-            after = replace(board, queue=tuple(q for q in board.queue if q.userid != me.userid))
-            text = f"Your {len(mine)} queued move(s) on board {board.number} are forgotten."
-            reply = note(me.account.email, title, text, board.number, counted=False)
+        mine = next((q for q in board.queue if q.userid == me.userid), None)
+        tree = Tree.from_json(mine.lines) if mine is not None else Tree()
+        them = board.name(board.player_at(1 - seat))
+        if self.what == SHOW:
+            return Decision((_answer(board, me, tree, them, "Your conditional tree"),))
+        if self.what == CLEAR:
+            if mine is None:
+                raise BadRequest(f"You have no conditional tree on board {board.number}.")
+            after = replace(board, queue=tuple(q for q in board.queue if q is not mine))
+            text = f"Your conditional tree on board {board.number} is forgotten."
+            reply = _reply(board, me, "\n".join(wrap(text)) + "\n")
             return Decision((reply,), (BoardChange(board, after),))
         state = board.state
         if state.to_move == seat:
             raise NotYourTurn(
-                f"It is your turn on board {board.number}: send the move itself. Queue a move "
-                "while you wait for your opponent."
+                f"It is your turn on board {board.number}: send the move itself. A "
+                "conditional tree is given while you wait for your opponent."
             )
-        if self.move.strip().lower() == "resign":
-            raise BadRequest("Only moves can be queued, not resign.")
-        if len(mine) >= MAX_QUEUED:
+        if not self.lines:
+            raise BadRequest(_HOW.format(game=board.game, board=board.number, me=me.display))
+        names = Names(them, board.move_number)
+        texts = _lines(self.lines)
+        if len(texts) > MAX_LINES:  # refused before a move of them is played out
             raise BadRequest(
-                f"You have {len(mine)} queued moves on board {board.number} already; "
-                "that is the most."
+                f"A tree holds at most {MAX_LINES} lines; your mail gives {len(texts)}: "
+                f"line {MAX_LINES + 1} is one too many."
             )
-        them = board.name(board.player_at(1 - seat))
-        _check(state, self.move, self.if_move, them)
-        added = Queued(me.userid, self.move, self.if_move, world.now)
-        after = replace(board, queue=(*board.queue, added))
-        lines = wrap(
-            f"Queued on board {board.number}. When {them} moves, the first of these that fits "
-            "and is legal is played at once; the rest are dropped:"
-        )
-        for i, q in enumerate([*mine, added], start=1):
-            cond = f"   if {them} plays {q.if_move}" if q.if_move else ""
-            lines.append(f"  {i}. {q.move_text}{cond}")
-        lines += [
-            "",
-            *wrap(f"Forget them: {board.game} queue {board.number} {me.display} PASSWORD clear"),
-        ]
-        reply = Reply(
-            to=me.account.email,
-            subject=title,
-            body="\n".join(lines) + "\n",
-            board=board.number,
-            reply_as=me.userid,
-            counted=False,
-        )
+        try:
+            given = checked_lines(board.rules, state, texts, names)
+            merged = merge_all(tree, given)
+        except Conflict as exc:
+            raise BadRequest(str(exc)) from None
+        stored = Queued(me.userid, merged.to_json(), world.now)
+        kept = tuple(q for q in board.queue if q is not mine)
+        after = replace(board, queue=(*kept, stored))
+        reply = _answer(after, me, merged, them, "Your conditional tree now")
         return Decision((reply,), (BoardChange(board, after),))
 
 
-def _check(state: GameState, move: str, if_move: str | None, them: str) -> None:
-    """Refuse a queued move that can be seen to be wrong already."""
-    # The game's own words say what is wrong with how a move is written.
-    if if_move is not None:
-        try:
-            after, canonical = state.play(if_move)
-        except BadNotation as exc:
-            raise BadRequest(str(exc)) from None
-        except IllegalMove as exc:
-            raise BadRequest(f"{them} cannot play {if_move} now: {exc}") from None
-        try:
-            after.play(move)
-        except BadNotation as exc:
-            raise BadRequest(str(exc)) from None
-        except IllegalMove as exc:
-            raise BadRequest(f"After {them}'s {canonical}, {move} is not legal: {exc}") from None
-        return
-    legal = state.legal_moves()
-    if legal:
-        try:
-            state.play(legal[0])[0].play(move)
-        except BadNotation as exc:
-            raise BadRequest(str(exc)) from None
-        except IllegalMove:
-            pass  # it may well be legal after another reply
+_HOW = (
+    "Give the lines of your tree after the command, one a line, each beginning with "
+    "'if': {game} queue {board} {me} PASSWORD, then on the lines below it, say: if "
+    "THEIR-MOVE then YOUR-MOVE if THEIR-MOVE then YOUR-MOVE. Or in one line: {game} "
+    "queue {board} {me} PASSWORD YOUR-MOVE if THEIR-MOVE."
+)
+
+
+def _lines(given: Sequence[str]) -> list[str]:
+    """The lines given, each once, in order, without empty ones."""
+    return list(dict.fromkeys(line.strip() for line in given if line.strip()))
+
+
+def _answer(board: Board, me: Actor, tree: Tree, them: str, lead: str) -> Reply:
+    """The tree as indented text, and what it does."""
+    if not tree:
+        lines = wrap(f"You have no conditional tree on board {board.number}.")
+    else:
+        count = len(tree.lines)
+        lines = wrap(f"{lead} on board {board.number} ({count} of {MAX_LINES} lines):")
+        lines += tree.render(them)
+        lines += [
+            "",
+            *wrap(
+                f"When {them} plays a move your tree answers, your answer is played at once, "
+                "costing no time on your clock, and what follows it in the tree stays for "
+                f"{them}'s next move; a move off the tree drops it. Lines hold at most "
+                f"{MAX_PLIES} moves."
+            ),
+        ]
+    how = (
+        f"Show it: {board.game} queue {board.number} {me.display} PASSWORD show (by reply: "
+        "queue show). Forget it: ... clear (queue clear)."
+    )
+    lines += ["", *wrap(how)]
+    return _reply(board, me, "\n".join(lines) + "\n")
+
+
+def _reply(board: Board, me: Actor, body: str) -> Reply:
+    return Reply(
+        to=me.account.email,
+        subject=f"{board.title()} - queued moves",
+        body=body,
+        board=board.number,
+        reply_as=me.userid,
+        kind=MailKind.BOARD,
+    )

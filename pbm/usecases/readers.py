@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import sqlalchemy as sa
-
+from pbm.model import Account, Board
+from pbm.refusals import UnknownBoard
 from pbm.replies import Reply
-from pbm.usecases.refusals import UnknownBoard
-from pbm.usecases.world import PLAYERS, Account, Board, World
+from pbm.store.accounts import first_userid_at
+from pbm.usecases.world import World
 
 FOLLOW, CHAT = "follow", "chat"  # ``Reply.reply_key``s of the board contexts
 
@@ -72,10 +72,5 @@ def addressed(world: World, reply: Reply) -> Reply:
 
 def _account_at(world: World, address: str) -> Account | None:
     """The (first) account whose registered address is ``address``."""
-    userid = world.session.execute(
-        sa.select(PLAYERS.c.userid)
-        .where(sa.func.lower(PLAYERS.c.email) == address.lower())
-        .order_by(PLAYERS.c.userid)
-        .limit(1)
-    ).scalar()
+    userid = first_userid_at(world.session, address)
     return world.find_account(userid) if userid is not None else None

@@ -5,22 +5,27 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from pbm import ratings as elo
-from pbm.games import move_number
-from pbm.replies import Attachment, Reply
+from pbm.games import legal_moves_text, move_number
+from pbm.model import Board, BoardStatus, rules_of
+from pbm.refusals import BadRequest
+from pbm.replies import Attachment, MailKind, Reply
 from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import board_subject, board_view, follows, render_board_mail
+from pbm.usecases.boardmail import plays
+from pbm.usecases.boardtext import board_subject, render_board_mail
+from pbm.usecases.boardview import board_view
 from pbm.usecases.queries import rating_lines, summaries
 from pbm.usecases.readers import reader_on
 from pbm.usecases.records import formats_of, media_type, record_in
-from pbm.usecases.refusals import BadRequest
 from pbm.usecases.text import wrap
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import Board, World, rules_of
+from pbm.usecases.world import World
+from pbm.verbs import MOVE, listed, reader_of, sendable
 
 
 def _answer(board: Board, to: str, subject: str, body: str) -> Reply:
-    """An answer about a board: counted unless ``to`` plays or follows it."""
-    return Reply(to, subject, body, board=board.number, counted=not follows(board, to))
+    """An answer about a board: the board's mail to its players, else an answer."""
+    kind = MailKind.BOARD if plays(board, to) else MailKind.ANSWER
+    return Reply(to, subject, body, board=board.number, kind=kind)
 
 
 @dataclass(frozen=True)
@@ -46,24 +51,17 @@ class NoCommand:
     board: int
     userid: str
     first_line: str = ""
+    meant: str = ""  # the verb it was nearest to, misspelled ("resgin": resign)
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
         board = world.board(self.board)
-        found = f" (it began: {self.first_line[:60]!r})" if self.first_line else ""
-        example = board.state.example_move() if board.status == "active" else None
-        seat = board.seat_of(self.userid.lower())
-        if seat is None:
-            what = "unsubscribe, chat MESSAGE, show, history, moves or record"
-        elif example is not None and board.state.to_move == seat:
-            what = (
-                f"your move on a line of its own, such as {example} (legal now), or resign, "
-                "draw, claim, undo, accept, reject, cancel, show, history, moves or chat MESSAGE"
-            )
-        else:
-            what = (
-                "queue MOVE, resign, undo, accept, reject, draw, cancel, show, history, moves "
-                "or chat MESSAGE"
-            )
+        meant = f"; did you mean {self.meant}?" if self.meant else ""
+        found = f" (it began: {self.first_line[:60]!r}{meant})" if self.first_line else ""
+        may = sendable(reader_of(board, self.userid), draws=board.rules.draw_offers)
+        example = board.state.example_move() if MOVE in may else None
+        what = listed(v for v in may if v is not MOVE)
+        if example is not None:
+            what = f"your move on a line of its own, such as {example} (legal now), or {what}"
         unread = BadRequest(
             f"Your reply about board {board.number} had no command or move{found}; a reply "
             f"may hold {what}."
@@ -116,11 +114,16 @@ class LegalMoves:
     def decide(self, world: World, actor: Actor | None) -> Decision:
         board = world.board(self.board)
         view = board_view(board, world.now)
-        legal = view.state.legal_moves() if board.status == "active" else []
+        legal = view.state.legal_moves() if board.status == BoardStatus.ACTIVE else []
         if legal:
             number = board.move_number(board.ply + 1)
-            head = f"{len(legal)} legal moves for {view.to_move_name} (move {number}):"
-            lines = [head, "", *wrap("  ".join(legal))]
+            said = legal_moves_text(view.state)
+            if said is not None:  # the game's own words: Hex's empty cells by row
+                head = f"Legal moves for {view.to_move_name} (move {number}):"
+                lines = [head, "", *said.rstrip("\n").splitlines()]
+            else:
+                head = f"{len(legal)} legal moves for {view.to_move_name} (move {number}):"
+                lines = [head, "", *wrap("  ".join(legal))]
             if (reader := reader_on(board, self.to)) is not None and reader[1] is None:
                 lines += ["", "To play one of them, reply to this mail with it."]
         else:
@@ -130,7 +133,6 @@ class LegalMoves:
         return Decision((_answer(board, self.to, subject, body),))
 
 
-# The MIME types of record files, by their ending (PGN: the type chess software reads).
 @dataclass(frozen=True)
 class Records:
     """The board's record in every format its game has, attached to a mail to ``to``."""
@@ -144,7 +146,7 @@ class Records:
         for fmt in formats_of(board):
             text, suffix = record_in(board, fmt, world.config.mail.address)
             name = f"{board.game}-board-{board.number}.{suffix}"
-            files.append(Attachment(name, media_type(suffix), text))
+            files.append(Attachment(name, media_type(board.game, suffix), text))
         view = board_view(board, world.now)
         state = f"result {board.result}" if board.result else f"{len(view.moves)} turns so far"
         body = "\n".join(
@@ -176,7 +178,7 @@ class ActiveBoards:
             f"Board {b.board:>5}  {b.game} {b.variant:<8}  {b.white} - {b.black}  "
             + (
                 f"move {move_number(rules_of(b.game), b.ply + 1)}, {b.to_move} to move"
-                if b.status == "active"
+                if b.status == BoardStatus.ACTIVE
                 else f"waiting for {b.to_move} to accept"
             )
             for b in boards
@@ -199,7 +201,8 @@ class Ratings:
         rows = rating_lines(world.session, rules.name, self.variant)
         lines = [
             f"{rules.title} ratings (Elo; ? = provisional, fewer than "
-            f"{elo.PROVISIONAL_GAMES} rated games)"
+            f"{elo.PROVISIONAL_GAMES} rated games; Glicko-2 with its deviation, RD, "
+            "rated at the end of each day, UTC)"
         ]
         if not rows:
             lines += ["", "No rated games yet."]
@@ -210,7 +213,10 @@ class Ratings:
                     mark = " ?" if r.provisional else ""
                     word = "game" if r.games == 1 else "games"
                     row = f"{r.rank:>4}. {r.player:<20} {r.rating:>5}  {r.games:>4} {word}"
-                    lines.append(f"  {row}{mark}")
+                    glicko = (
+                        f"  Glicko-2 {r.glicko} (RD {r.deviation})" if r.glicko is not None else ""
+                    )
+                    lines.append(f"  {row}{mark}{glicko}")
         body = "\n".join(lines) + "\n"
         return Decision((Reply(to=self.to, subject=f"{rules.title} - ratings", body=body),))
 

@@ -1,11 +1,12 @@
-"""A game's records, as values: the text record, the JSON record, the game's own (PGN).
+"""A game's records, as values: the text record, the JSON record, the game's own.
 
-The text record is what ``pbm rules replay`` reads: PGN-like tag lines, then
-the moves numbered as the game numbers them (``Game.move_number``: Accasta
-every turn, chess pairs) with comments in braces, then the result. A game
-may have record formats of its own (``Game.record_formats``), written from
-the ``GameRecord`` the protocol defines. Written to disk by ``pbm.archive``,
-mailed by ``pbm.usecases.reading.Records``.
+The text record is what ``pbm rules replay`` reads: PGN-like tag lines (the
+players under the game's names for its seats), then the moves numbered as
+the game numbers them (``Game.move_number``: Accasta every turn, chess
+pairs) with comments in braces, then the result. A game may have record
+formats of its own (``Game.record_formats``, each with its file ending and
+media type), written from the ``GameRecord`` the protocol defines. Written
+to disk by ``pbm.archive``, mailed by ``pbm.usecases.reading.Records``.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from datetime import datetime
 
 from pbm import games
 from pbm.games import GameRecord, RecordedMove
+from pbm.model import Board
 from pbm.usecases.clocks import control_of
-from pbm.usecases.world import Board
 
 FORMATS = ("text", "json")
-# The media type of a record file, by its ending (a game's own: plain text unless named).
-MEDIA_TYPES = {"txt": "text/plain", "json": "application/json", "pgn": "application/x-chess-pgn"}
+# The media types of the records every game has, by their endings (a game's own format
+# names its own).
+MEDIA_TYPES = {"txt": "text/plain", "json": "application/json"}
 
 
 class NoRecordFormat(ValueError):
@@ -37,14 +39,29 @@ def formats() -> tuple[str, ...]:
     return FORMATS + tuple(sorted(own - set(FORMATS)))
 
 
+def formats_words() -> str:
+    """Which games have which record formats, in words: ``text and json for every game;
+    pgn for Chess``."""
+    own = []
+    for name in games.names():
+        game = games.get(name)
+        names = [f.name for f in games.record_formats(game) if f.name not in FORMATS]
+        if names:
+            own.append(f"{' and '.join(names)} for {game.title}")
+    return "; ".join([f"{' and '.join(FORMATS)} for every game", *own])
+
+
 def formats_of(board: Board) -> tuple[str, ...]:
     """The record formats of ``board``: text and JSON, then its game's own."""
     return (*FORMATS, *(f.name for f in games.record_formats(board.rules)))
 
 
-def media_type(suffix: str) -> str:
-    """The media type of a record file ending in ``suffix``."""
-    return MEDIA_TYPES.get(suffix, "text/plain")
+def media_type(game: str, suffix: str) -> str:
+    """The media type of a record of ``game`` in a file ending in ``suffix``."""
+    if suffix in MEDIA_TYPES:
+        return MEDIA_TYPES[suffix]
+    own = games.record_formats(games.get(game))
+    return next((f.media_type for f in own if f.suffix == suffix), "text/plain")
 
 
 def _date(value: datetime | None) -> str:
@@ -62,8 +79,8 @@ def tags(board: Board) -> dict[str, str]:
         "Game": board.rules.title,
         "Variant": board.variant,
         "Board": str(board.number),
-        "White": board.white,
-        "Black": board.black,
+        board.rules.seat_names[0]: board.white,  # the seat that moves first
+        board.rules.seat_names[1]: board.black,
         "Started": _date(board.created_at),
         "Ended": _date(board.ended_at or board.last_move_at or board.created_at),
         "Result": board.result or "*",
@@ -80,13 +97,15 @@ def record_text(board: Board) -> str:
     lines = [f'[{k} "{v}"]' for k, v in tags(board).items()]
     lines.append("")
     per_turn = board.move_number(2) == 2  # Accasta numbers every turn, chess pairs
-    for mv in board.moves:
+    for k, mv in enumerate(board.moves):
         comment = _clean_comment(mv.comment)
         entry = mv.notation + (f" {{{comment}}}" if comment else "")
         if per_turn:
             entry = f"{mv.ply}. {entry}"
         if mv.ply % 2 == 1:
             lines.append(entry if per_turn else f"{(mv.ply + 1) // 2}. {entry}")
+        elif k == 0:  # the second seat's, first (Go's White after the handicap stones)
+            lines.append(entry if per_turn else f"{mv.ply // 2}... {entry}")
         else:  # the first seat moves first, so the second's move joins its line
             lines[-1] += f" {entry}"
     lines.append(board.result or "*")

@@ -15,6 +15,21 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+# The times pbm takes from outside (``--now``, ``--since``, the archive's dates): years 2000
+# to 2200. Further out, date arithmetic overflows (a day after 9999-12-31) and the timers
+# would catch up on thousands of years of clocks (``pbm tick --now 9999-12-20``: 76 s).
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+AFTER_LATEST = datetime(2201, 1, 1, tzinfo=UTC)
+TIME_RANGE = "pbm takes dates from 2000-01-01 to 2200-12-31"
+
+
+def in_range(moment: datetime) -> bool:
+    """Whether ``moment`` (aware, or naive in UTC) is within ``TIME_RANGE``."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return EARLIEST <= moment < AFTER_LATEST
+
+
 @dataclass
 class Site:
     """One pbm installation at work.

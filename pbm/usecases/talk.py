@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from pbm.replies import Reply
+from pbm.model import Follower
+from pbm.refusals import BadRequest, NotAPlayer
+from pbm.replies import MailKind, Reply
+from pbm.store.limits import boards_followed
 from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import audience, board_view, render_board_mail
+from pbm.usecases.boardmail import audience
+from pbm.usecases.boardtext import render_board_mail
+from pbm.usecases.boardview import board_view
 from pbm.usecases.changes import BoardChange
-from pbm.usecases.moves import acting
+from pbm.usecases.moves import MAX_COMMENT_BYTES, acting
 from pbm.usecases.readers import CHAT
-from pbm.usecases.refusals import BadRequest, NotAPlayer
 from pbm.usecases.text import note, wrap
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import Follower, World
+from pbm.usecases.world import World
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,11 @@ class Chat:
         me = acting(actor)
         if not self.text.strip():
             raise BadRequest("A chat needs a message: put it in the body of the mail.")
+        if len(self.text.encode()) > MAX_COMMENT_BYTES:
+            raise BadRequest(
+                f"A chat holds at most {MAX_COMMENT_BYTES // 1024} KB: it goes to everyone on "
+                "the board. Send a shorter one."
+            )
         board = world.board(self.board)
         readers = audience(board)
         if all(uid != me.userid for uid, _ in readers):
@@ -43,7 +52,7 @@ class Chat:
                 board=board.number,
                 reply_as=uid,  # a reply is chat back, or a command (``readers.CHAT``)
                 reply_key=CHAT if uid else None,
-                counted=False,
+                kind=MailKind.BOARD if board.seat_of(uid or "") is not None else MailKind.FOLLOWER,
             )
             for uid, address in readers
             if uid != me.userid
@@ -64,6 +73,12 @@ class Subscribe:
             raise BadRequest(f"You play on board {board.number}; you get its mail already.")
         if any(f.userid == me.userid for f in board.followers):
             raise BadRequest(f"You already follow board {board.number}.")
+        most = world.config.limits.boards_followed
+        if boards_followed(world.session, me.userid) >= most:
+            raise BadRequest(
+                f"You follow {most} boards in play already, the most at once: unsubscribe "
+                "from one first."
+            )
         after = replace(
             board,
             followers=(*board.followers, Follower(me.userid, None, world.now)),
@@ -72,7 +87,11 @@ class Subscribe:
         view = board_view(after, world.now)
         subject, body = render_board_mail(view, None, f"You now follow board {board.number}.")
         reply = Reply(
-            to=me.account.email, subject=subject, body=body, board=board.number, counted=False
+            to=me.account.email,
+            subject=subject,
+            body=body,
+            board=board.number,
+            kind=MailKind.FOLLOWER,
         )
         return Decision((reply,), (BoardChange(board, after),))
 
@@ -94,6 +113,6 @@ class Unsubscribe:
             f"{board.title()} - unsubscribed",
             f"You no longer follow board {board.number}.",
             board.number,
-            counted=False,
+            kind=MailKind.NOTICE,
         )
         return Decision((told,), (BoardChange(board, after),))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import textwrap
 from datetime import datetime
 
-from pbm.replies import Reply
+from pbm.replies import MailKind, Reply
 
 WIDTH = 78
 
@@ -40,8 +40,8 @@ def wrap(text: str, indent: str = "", width: int = WIDTH) -> list[str]:
 
 
 def note(
-    to: str, subject: str, text: str, board: int | None = None, *, counted: bool = True
+    to: str, subject: str, text: str, board: int | None = None, *, kind: MailKind = MailKind.ANSWER
 ) -> Reply:
-    """A short mail of wrapped text (``counted``: see ``Reply``)."""
+    """A short mail of wrapped text (``kind``: see ``Reply``)."""
     body = "\n".join(wrap(text)) + "\n"
-    return Reply(to=to, subject=subject, body=body, board=board, counted=counted)
+    return Reply(to=to, subject=subject, body=body, board=board, kind=kind)

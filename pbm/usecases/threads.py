@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from pbm.model import Board, BoardOf
 from pbm.replies import Reply
-from pbm.usecases.world import Board, BoardOf
 
 
 def thread_subject(board: Board) -> str:

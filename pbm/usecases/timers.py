@@ -13,21 +13,25 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-import sqlalchemy as sa
-
-from pbm.games import FORFEIT, Outcome, can_win
+from pbm.games import Outcome, Termination, can_win, time_out_outcome
+from pbm.model import Account, Away, Board, BoardStatus, Pause
+from pbm.refusals import BadRequest
 from pbm.replies import Reply
+from pbm.store.lists import due_boards
+from pbm.store.stops import load_pauses
 from pbm.timecontrol import Kind, TimeControl, duration_words
 from pbm.usecases.auth import Actor
-from pbm.usecases.boardmail import board_mails, board_view, render_board_mail
+from pbm.usecases.boardmail import board_mails
+from pbm.usecases.boardtext import render_board_mail
+from pbm.usecases.boardview import board_view
 from pbm.usecases.changes import BoardChange, PauseChange, TimerChange, VacationChange
 from pbm.usecases.clocks import clock_state, next_timer
 from pbm.usecases.endings import finish
-from pbm.usecases.refusals import BadRequest
 from pbm.usecases.text import fmt_time
 from pbm.usecases.unit import Decision
-from pbm.usecases.vacations import SPENT, days_left
-from pbm.usecases.world import GAMES, Account, Away, Board, Pause, World, load_pauses
+from pbm.usecases.vacations import SPENT, days_words, time_left
+from pbm.usecases.waiting import nag_kind
+from pbm.usecases.world import World
 
 DAY = timedelta(days=1)
 
@@ -42,7 +46,7 @@ class RunClock:
     def decide(self, world: World, actor: Actor | None) -> Decision:
         board = world.board(self.board)
         now = world.now
-        if board.status != "active":
+        if board.status != BoardStatus.ACTIVE:
             return Decision()
         clock = clock_state(board, now)
         if clock.paused_since is not None:
@@ -76,7 +80,7 @@ class RunClock:
                 body=body,
                 board=board.number,
                 reply_as=late.userid,
-                counted=False,
+                kind=nag_kind(clock, board.reminders),  # the last comes at once, even to a digest
             )
             return Decision((nag,), (BoardChange(board, after),))
         # Not due: its moment was early (a stop came meanwhile). When to look again.
@@ -87,19 +91,27 @@ def _out_of_time(
     board: Board, late: Account, seat: int, control: TimeControl, now: datetime
 ) -> Decision:
     """The board ends on time: the late player loses, or draws when his opponent could
-    not have won (chess: a lone king)."""
+    not have won (chess: a lone king); or as the game says where its rules end it
+    otherwise (``time_out_outcome``: Go's scoring phase ends by the marking that stands)."""
     other = board.name(board.player_at(1 - seat))
-    if control.kind is Kind.CLASSIC:
-        outcome = Outcome(1 - seat, FORFEIT)
+    ruled = time_out_outcome(board.state, seat)
+    if ruled is not None:
+        outcome = ruled
+        headline = (
+            f"{late.display} ran out of time on board {board.number}; by the rules the game "
+            "ends as it stands."
+        )
+    elif control.kind is Kind.CLASSIC:
+        outcome = Outcome(1 - seat, Termination.FORFEIT)
         headline = (
             f"{late.display} did not move for {board.forfeit_days} days: board "
             f"{board.number} is forfeited and {other} wins."
         )
     elif can_win(board.state, 1 - seat):
-        outcome = Outcome(1 - seat, FORFEIT)
+        outcome = Outcome(1 - seat, Termination.FORFEIT)
         headline = f"{late.display} ran out of time on board {board.number}: {other} wins on time."
     else:
-        outcome = Outcome(None, FORFEIT)
+        outcome = Outcome(None, Termination.FORFEIT)
         headline = (
             f"{late.display} ran out of time on board {board.number}, but {other} has too "
             "little left to win: the game is drawn."
@@ -111,20 +123,25 @@ def _out_of_time(
 def _spend_a_vacation_day(
     world: World, board: Board, late: Account, out_at: datetime
 ) -> Decision | None:
-    """A day of ``late``'s yearly vacation spent from the moment his time ran out, told
-    to both players; None when he has none left."""
+    """A day of ``late``'s yearly vacation (what is left of one, the last) spent from the
+    moment his time ran out, told to both players; None when he has none left."""
     year = out_at.year
-    left = days_left(world, late.userid, year)
-    if left <= 0:
+    left = time_left(world, late.userid, year)
+    if left <= timedelta(0):
         return None
-    day = Away(late.userid, out_at, out_at + DAY, kind=SPENT)
+    spent = min(left, DAY)
+    day = Away(late.userid, out_at, out_at + spent, kind=SPENT)
     # His reminders are behind him: none comes again while the day lasts.
     after = replace(board, vacations=(*board.vacations, day), last_nag_at=world.now)
     allowance = world.config.clock.vacation_days_per_year
+    if spent == DAY:
+        what = "a vacation day of his is spent"
+    else:
+        what = f"the last {duration_words(spent)} of his vacation days are spent"
     headline = (
-        f"{late.display}'s time ran out on board {board.number}: a vacation day of his is "
-        f"spent, and his clocks stand still until {fmt_time(day.ends_at)}. Vacation days "
-        f"left in {year}: {left - 1} of {allowance}."
+        f"{late.display}'s time ran out on board {board.number}: {what}, and his "
+        f"clocks stand still until {fmt_time(day.ends_at)}. Vacation days left in {year}: "
+        f"{days_words(left - spent)} of {allowance}."
     )
     changes = (VacationChange(None, day), BoardChange(board, after))
     return Decision(board_mails(after, world.now, headline), changes)
@@ -136,12 +153,7 @@ def boards_due(world: World) -> list[int]:
     pauses = load_pauses(world.session)
     if any(p.ended_at is None for p in pauses):
         return []
-    due = (
-        sa.select(GAMES.c.board)
-        .where(GAMES.c.status == "active", GAMES.c.timer_at <= world.now)
-        .order_by(GAMES.c.timer_at)
-    )
-    return [int(n) for n in world.session.execute(due).scalars()]
+    return due_boards(world.session, world.now)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pbm.model import BoardStatus
 from pbm.replies import Reply
 from pbm.usecases.auth import Actor, ByReply, from_owner
 from pbm.usecases.moves import Move
@@ -41,7 +42,7 @@ class UnaddressedMove:
         to_move = [
             b
             for b in boards
-            if b.status == "active"
+            if b.status == BoardStatus.ACTIVE
             and b.seat_of(self.addresses[b.number][0]) == b.state.to_move
             and b.rules.looks_like_move(self.text)
         ]
@@ -54,17 +55,17 @@ class UnaddressedMove:
         lines = [
             *wrap(
                 f"Your mail held the move {self.text}, but no board: a move is played on a "
-                "board by replying to its board mail (no password needed), or with: "
-                "G move BOARD USERID PASSWORD MOVE."
+                "board by replying to its board mail (no password needed), or with the "
+                "command shown for it below."
             ),
             "",
         ]
         if not self.proven and len(to_move) == 1:
             lines += [*wrap("This mail did not answer one of the server's: reply to one."), ""]
-        lines.append("Your open boards, and the address to send a move to for each:")
+        lines.append("Your open boards, the address to send a move to, and the command:")
         for b in boards:
             userid, address = self.addresses[b.number]
-            if b.status != "active":
+            if b.status != BoardStatus.ACTIVE:
                 turn = "waiting for the challenge to be accepted"
             elif b.seat_of(userid) == b.state.to_move:
                 turn = "your turn"
@@ -76,5 +77,8 @@ class UnaddressedMove:
                 f"({turn})",
                 f"    {address}",
             ]
+            if b.status == BoardStatus.ACTIVE:
+                written = self.text if b.rules.looks_like_move(self.text) else "MOVE"
+                lines.append(f"    {b.game} move {b.number} {b.name(userid)} PASSWORD {written}")
         body = "\n".join(lines) + "\n"
         return Decision((Reply(to=self.sender, subject="pbm - which board?", body=body),))

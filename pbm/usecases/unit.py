@@ -20,16 +20,26 @@ deciding (the rules, the board mails) happen before it is taken.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Protocol
 
-from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session
-
+from pbm.model import Board, BoardOf, Key, rules_of
+from pbm.refusals import (
+    AlreadyProcessed,
+    BoardChanged,
+    LockedOut,
+    Refused,
+    UnknownBoard,
+    WrongPassword,
+)
 from pbm.replies import Reply
-from pbm.store import inbox, outbox
+from pbm.store import Session, inbox, outbox
+from pbm.store.accounts import first_userid_at
+from pbm.store.lists import board_rows
+from pbm.store.statements import Stale, savepoint
 from pbm.usecases import limits
+from pbm.usecases.answers import Quoted, one_answer, refusal_reply
 from pbm.usecases.auth import (
     Actor,
     Password,
@@ -39,23 +49,17 @@ from pbm.usecases.auth import (
     locked_out,
     needs_rehash,
 )
-from pbm.usecases.changes import AccountChange, BoardChange, Change, Stale, VacationChange
+from pbm.usecases.changes import AccountChange, BoardChange, Change, VacationChange
+from pbm.usecases.extras import noted
 from pbm.usecases.pictures import pictured
 from pbm.usecases.readers import addressed
-from pbm.usecases.refusals import (
-    AlreadyProcessed,
-    BoardChanged,
-    LockedOut,
-    Refused,
-    UnknownBoard,
-    WrongPassword,
-)
 from pbm.usecases.site import Site
 from pbm.usecases.threads import threaded
 from pbm.usecases.weblinks import linked
-from pbm.usecases.world import Board, BoardOf, Key, World
+from pbm.usecases.world import World
 
 ATTEMPTS = 3  # decisions of one command, before it is refused as too contended
+LISTED_BOARDS = 10  # the open boards a refusal of an unknown board names
 
 
 @dataclass(frozen=True)
@@ -89,9 +93,10 @@ class Request:
     """An action to carry out, who asks for it, and the mail it came in.
 
     ``message_id`` is remembered with the change, so the same mail acts once;
-    replies to ``sender`` are threaded under ``in_reply_to``. A refusal is
-    answered with ``answer_refusal``'s replies (written, like a decision's,
-    with the Message-ID); without it, it changes nothing and is returned.
+    replies to ``sender`` are threaded under ``in_reply_to``. A refusal of a
+    mailed command (``quoted``) is answered to ``sender`` (written, like a
+    decision's replies, with the Message-ID, ``refusals.refusal_reply``);
+    without ``quoted`` it changes nothing and is returned.
     """
 
     action: Action
@@ -99,19 +104,20 @@ class Request:
     sender: str | None = None
     in_reply_to: str | None = None
     message_id: str | None = None
-    answer_refusal: Callable[[Refused], Sequence[Reply]] | None = None
+    quoted: Quoted | None = None
     envelope: str | None = None  # the SMTP envelope sender ("" for a bounce)
 
 
 @dataclass
 class Outcome:
-    """What became of a request: its replies and outbox rows, or why not."""
+    """What became of a request: the replies it wrote (of one command alone: as they went
+    out, past the limits), or why not."""
 
     request: Request
     replies: tuple[Reply, ...] = ()
     refused: Refused | None = None
     already_done: bool = False
-    outbox_ids: list[int] = field(default_factory=list)
+    changed: bool = False  # it wrote changes (a move, a new board...)
 
 
 @dataclass
@@ -135,9 +141,30 @@ def decide(site: Site, world: World, request: Request, actor: Actor | None = Non
                 )
             decided = _rehashed(request.action.decide(world, actor), actor)
             decision: Decision | Refused = _address_works(decided, world, actor)
+        except UnknownBoard as unknown:
+            decision = _unknown_board(world, request, unknown)
         except Refused as exc:
             decision = exc
     return Decided(request, actor, decision, reads)
+
+
+def _unknown_board(world: World, request: Request, refused: UnknownBoard) -> UnknownBoard:
+    """``refused``, and the open boards of the player who asked by mail (his userid's, else
+    his address's account's): the boards he may have meant."""
+    if request.sender is None:
+        return refused
+    who = request.who
+    userid = who.userid if who is not None else first_userid_at(world.session, request.sender)
+    if userid is None:
+        return refused
+    rows = board_rows(world.session, "open", userid, None)
+    boards = [f"{g.board} ({rules_of(g.game).title}, {g.white} vs {g.black})" for g in rows]
+    if len(boards) > LISTED_BOARDS:
+        boards[LISTED_BOARDS:] = [f"and {len(rows) - LISTED_BOARDS} more (games {userid})"]
+    more = f"Your open boards: {', '.join(boards)}." if boards else "You have no open boards."
+    told = UnknownBoard(f"{refused.message} {more}")
+    told.mistake = refused.mistake
+    return told
 
 
 def _rehashed(decision: Decision, actor: Actor | None) -> Decision:
@@ -188,33 +215,9 @@ def preload(world: World, requests: Sequence[Request], *, boards: bool = True) -
     world.reads.clear()  # what a decision reads is counted when it decides
 
 
-def passwords(site: Site, world: World, requests: Sequence[Request]) -> list[tuple[str, str]]:
-    """The (password, stored hash) pairs that authenticating ``requests`` will check.
-
-    Not those of a locked-out account: its password commands are refused
-    unchecked, and a guesser's mail must cost no argon2 work. Called before
-    any decision (what it reads is not a decision's).
-    """
-    pairs = []
-    for r in requests:
-        if r.who is None or not isinstance(r.who.credentials, Password):
-            continue
-        account = world.find_account(r.who.userid)
-        if account is None:
-            continue
-        pair = (r.who.credentials.password, account.password_hash)
-        if site.passwords.known(*pair) is None and locked_out(world, account.userid):
-            continue
-        pairs.append(pair)
-    world.reads.clear()
-    return pairs
-
-
 def decide_all(site: Site, session: Session, requests: Sequence[Request]) -> list[Decided]:
-    """Decide every request on one session (a snapshot), what they act on read at once
-    and the passwords they bring checked side by side."""
+    """Decide every request on one session (a snapshot), what they act on read at once."""
     world = world_for(site, session, requests)
-    site.passwords.verify_all(passwords(site, world, requests))
     return [decide(site, world, r) for r in requests]
 
 
@@ -227,23 +230,23 @@ def write(
     session: Session,
     decided: Sequence[Decided],
     world: World | None = None,
+    *,
+    sender: str | None = None,
 ) -> list[Outcome]:
     """Carry out decided requests in the caller's write transaction, in order.
 
     ``world``: the write transaction's own (if the requests were decided on
     it); otherwise one is made, for the requests that must be decided again.
-    Replies pass the site's limits on automatic mail (``pbm.usecases.limits``).
+    Their replies to ``sender`` (the mail's) go in one reply
+    (``answers.one_answer``); all of them pass the site's limits on automatic
+    mail (``limits.screen``) and go into the outbox, in this transaction.
     """
-    return Writer(site, session, world).write(decided)
+    return Writer(site, session, world).write(decided, sender)
 
 
 class Writer:
-    """``write`` in parts: requests written in one transaction, call after call.
-
-    What an earlier call wrote is known to the later ones (a decision that
-    read it is decided again), so a caller can stop between calls (the inbox
-    worker's time budget) and commit what it has.
-    """
+    """``write``'s state: what was written so far in the transaction (a decision that
+    read it is decided again)."""
 
     def __init__(self, site: Site, session: Session, world: World | None = None) -> None:
         self.site = site
@@ -252,9 +255,17 @@ class Writer:
         self.world = world or World(session, site.config, self.now, lock=True)
         self.written: set[Key] = set()
 
-    def write(self, decided: Sequence[Decided]) -> list[Outcome]:
-        """Write ``decided``, in order; their outcomes."""
-        return [self._write(item) for item in decided]
+    def write(self, decided: Sequence[Decided], sender: str | None = None) -> list[Outcome]:
+        """Write ``decided``, in order, and queue their replies; their outcomes."""
+        outcomes = [self._write(item) for item in decided]
+        site, now = self.site, self.now
+        prepared = [r for o in outcomes for r in o.replies]
+        gathered = one_answer(prepared, sender, site.config.web.base)
+        queued = limits.screen(self.session, gathered, now, site.config.limits)
+        outbox.enqueue(self.session, queued, site.mail_domain, now, site.due(now))
+        if len(outcomes) == 1:  # one command: its replies as they went out
+            outcomes[0].replies = tuple(queued)
+        return outcomes
 
     def _write(self, item: Decided) -> Outcome:
         site, session, world = self.site, self.session, self.world
@@ -267,7 +278,7 @@ class Writer:
             try:
                 outcome = _write_one(site, session, current, world)
                 break
-            except (Stale, IntegrityError):
+            except Stale:
                 stale = True
         else:
             contended = BoardChanged(
@@ -289,45 +300,51 @@ def _write_one(site: Site, session: Session, item: Decided, world: World) -> Out
 
     Each reply gets its reader's reply address (``readers.addressed``).
 
-    Raises ``Stale`` (or the database's ``IntegrityError``) when a change finds
-    its values changed: the savepoint is rolled back and the caller decides again.
+    Raises ``Stale`` when a change finds its values changed (or a unique key taken
+    meanwhile, ``pbm.store.statements.savepoint``): the savepoint is rolled back and
+    the caller decides again.
     """
     request, decision = item.request, item.decision
     outcome = Outcome(request)
     now = world.now
     try:
-        with session.begin_nested():
+        with savepoint(session):
             if request.message_id and not inbox.remember(session, request.message_id, now):
                 raise AlreadyProcessed(request.message_id)
             _no_guess_past_the_lockout(world, item)
             if isinstance(decision, Refused):
                 outcome.refused = decision
-                if request.answer_refusal is None:
+                if request.quoted is None or request.sender is None:
                     raise _Undo
                 for change in decision.changes:  # what a refusal must remember
                     change.save(session)
                 replies = tuple(decision.notices)
                 if not decision.silent:
-                    replies += tuple(request.answer_refusal(decision))
+                    replies += (refusal_reply(request.sender, decision, request.quoted),)
             else:
                 for change in decision.changes:
                     change.save(session)
                 _forget_replaced_passwords(site, decision.changes)
                 replies = tuple(decision.replies)
+                outcome.changed = bool(decision.changes)
             board_of = _boards_as_decided(world, decision.changes)
             replies = tuple(
                 pictured(
                     world,
-                    linked(world, threaded(addressed(world, r), board_of), board_of),
+                    linked(
+                        world,
+                        threaded(
+                            noted(world, addressed(world, r), request.sender, board_of), board_of
+                        ),
+                        board_of,
+                    ),
                     board_of,
                 )
                 for r in _threaded(replies, request)
             )
             # The computer player reads no mail: none is sent it.
-            replies = tuple(r for r in replies if r.to.lower() != site.config.computer.address)
-            outcome.replies = tuple(limits.screen(session, replies, now, site.config.limits))
-            outcome.outbox_ids = outbox.enqueue(
-                session, outcome.replies, site.mail_domain, now, site.due(now)
+            outcome.replies = tuple(
+                r for r in replies if r.to.lower() != site.config.computer.address
             )
     except AlreadyProcessed:
         outcome.already_done = True

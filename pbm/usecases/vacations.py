@@ -1,48 +1,67 @@
-"""Vacations: a player's clocks stand still on every board, within a yearly allowance."""
+"""Vacations: a player's clocks stand still on every board, within a yearly allowance.
+
+The allowance is in days (``clock.vacation_days_per_year``, plus what an admin grants),
+and a vacation costs the time it lasted, each hour begun counting whole (an hour is
+1/24 of a day): three days asked for and called off a minute later cost an hour, and
+leave "29 days 23 hours" of 30. A vacation under way holds all its days until it ends
+or is called off.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+from pbm.model import Away
+from pbm.refusals import BadRequest, NotConfirmed, NoVacationLeft, WrongPassword
+from pbm.timecontrol import duration_words
 from pbm.usecases.auth import Actor
 from pbm.usecases.changes import Change, GrantChange, VacationChange
 from pbm.usecases.moves import acting
-from pbm.usecases.refusals import BadRequest, NotConfirmed, NoVacationLeft, WrongPassword
 from pbm.usecases.text import fmt_time, note
 from pbm.usecases.unit import Decision
-from pbm.usecases.world import Away, World
+from pbm.usecases.world import World
 
 DAY = timedelta(days=1)
+HOUR = timedelta(hours=1)
 SPENT = "spent"  # a day spent by itself when a player's time bank ran out (``timers``)
 
 
-def vacation_days(v: Away) -> int:
-    """The days a vacation counts: every day begun (a vacation ended at once: 0)."""
-    return -(-(v.ends_at - v.starts_at) // DAY)
+def vacation_time(v: Away) -> timedelta:
+    """What a vacation costs: the time it lasts, each hour begun counting whole (a
+    vacation ended at once: nothing)."""
+    return HOUR * -(-(v.ends_at - v.starts_at) // HOUR)
 
 
-def days_left(world: World, userid: str, year: int, but: Away | None = None) -> int:
+def days_words(amount: timedelta) -> str:
+    """An amount of vacation as players read it: ``27`` (whole days), else ``29 days 23
+    hours``."""
+    return str(amount // DAY) if amount % DAY == timedelta(0) else duration_words(amount)
+
+
+def cost_at(v: Away, now: datetime) -> timedelta:
+    """What ``v`` costs at ``now``: a vacation or a day spent, all its time; a bouncing
+    address's stop, as far as it went (it ends when he writes again)."""
+    return vacation_time(replace(v, ends_at=min(v.ends_at, now)) if v.kind == "bounce" else v)
+
+
+def time_left(world: World, userid: str, year: int, but: Away | None = None) -> timedelta:
     """What is left of ``userid``'s yearly allowance in ``year``: vacations and the stops
     of a bouncing address count alike (``but``: one not to count, being replaced)."""
-    allowance = world.config.clock.vacation_days_per_year + world.granted(userid, year)
-    used = sum(
-        # A bounce's stop counts as far as it went: it ends when he writes again.
-        vacation_days(replace(v, ends_at=min(v.ends_at, world.now)) if v.kind == "bounce" else v)
-        for v in world.vacations(userid)
-        if v.starts_at.year == year and v != but
-    )
-    return max(allowance - used, 0)
+    allowance = (world.config.clock.vacation_days_per_year + world.granted(userid, year)) * DAY
+    mine = [v for v in world.vacations(userid) if v.starts_at.year == year and v != but]
+    used = sum((cost_at(v, world.now) for v in mine), timedelta(0))
+    return max(allowance - used, timedelta(0))
 
 
 @dataclass(frozen=True)
 class Vacation:
     """Go on vacation for ``days`` days from now (None: come back now).
 
-    Each vacation counts, in whole days begun, against the allowance
-    (``clock.vacation_days_per_year``) of the calendar year (UTC) it starts
-    in; coming back early gives the days not begun back. A new vacation while
-    away replaces the current one.
+    Each vacation costs the time it lasts, each hour begun counting whole, from the
+    allowance (``clock.vacation_days_per_year``) of the calendar year (UTC) it starts
+    in; coming back early gives the rest back. A new vacation while away replaces the
+    current one.
     """
 
     days: int | None
@@ -63,28 +82,34 @@ class Vacation:
             changes.append(VacationChange(current, replace(current, ends_at=now)))
         elif self.days is None:
             raise BadRequest(f"{me.display} is not on vacation.")
-        left = days_left(world, me.userid, now.year, but=current)
+        left = time_left(world, me.userid, now.year, but=current)
+        cost = timedelta(0)
         if current is not None:
-            left = max(left - vacation_days(replace(current, ends_at=now)), 0)
+            cost = vacation_time(replace(current, ends_at=now))
+            left = max(left - cost, timedelta(0))
         if self.days is None:
             text = (
                 f"Welcome back, {me.display}: your vacation is over and your clocks "
-                f"run again. Vacation days left in {now.year}: {left} of {allowance}."
+                f"run again. It took {duration_words(cost) if cost else 'none'} of your "
+                f"vacation days (each hour begun counts). Vacation days left in {now.year}: "
+                f"{days_words(left)} of {allowance}."
             )
         else:
-            if self.days > left:
-                more = f" Ask for at most {left}." if left else ""
+            if self.days * DAY > left:
+                most = left // DAY
+                more = f" Ask for at most {most}." if most else ""
                 raise NoVacationLeft(
-                    f"You asked for {self.days} days of vacation, but only {left} of your "
-                    f"{allowance} vacation days for {now.year} are left.{more}"
+                    f"You asked for {self.days} days of vacation, but only {days_words(left)} "
+                    f"of your {allowance} vacation days for {now.year} are left.{more}"
                 )
             until = now + self.days * DAY
             changes.append(VacationChange(None, Away(me.userid, now, until)))
             text = (
                 f"{me.display} is on vacation until {fmt_time(until)}: your clocks stand "
                 f"still on every board until then, and your opponents' board mails say so. "
-                f"Vacation days left in {now.year}: {left - self.days} of {allowance}. "
-                f"Back earlier: vacation {me.display} PASSWORD off"
+                f"Vacation days left in {now.year}: {days_words(left - self.days * DAY)} of "
+                f"{allowance}. Back earlier: vacation {me.display} PASSWORD off (only the "
+                "hours away count)"
             )
         return Decision((note(me.account.email, "pbm - vacation", text),), tuple(changes))
 
@@ -103,22 +128,35 @@ class VacationStatus:
         now = world.now
         year = now.year
         mine = [v for v in world.vacations(me.userid) if v.starts_at.year == year]
-        taken = sum(vacation_days(v) for v in mine if v.kind == "vacation")
-        spent = sum(vacation_days(v) for v in mine if v.kind == SPENT)
+
+        def cost(kind: str) -> timedelta:
+            return sum((cost_at(v, now) for v in mine if v.kind == kind), timedelta(0))
+
         granted = world.granted(me.userid, year)
-        allowance = world.config.clock.vacation_days_per_year + granted
-        left = days_left(world, me.userid, year)
+        site_days = world.config.clock.vacation_days_per_year
+        left = time_left(world, me.userid, year)
         away = next(
             (v for v in mine if v.starts_at <= now < v.ends_at and v.kind != "bounce"), None
         )
-        text = f"{me.display}: {left} of your {allowance} vacation days for {year} are left."
-        details = [f"{taken} taken by the vacation command"]
-        details.append(f"{spent} spent by themselves when your time ran out")
+        text = (
+            f"{me.display}: {days_words(left)} of your {site_days + granted} vacation days "
+            f"for {year} are left."
+        )
         if granted:
-            details.append(f"{granted} granted to you beside the site's {allowance - granted}")
-        text += " Of the others: " + "; ".join(details) + "."
+            text += f" The site gives {site_days} a year; {granted} more were granted to you."
+        gone = [
+            f"{duration_words(spent)} {why}"
+            for spent, why in (
+                (cost("vacation"), "on vacation"),
+                (cost(SPENT), "spent for you when your time ran out on a board"),
+                (cost("bounce"), "while mail to you bounced"),
+            )
+            if spent
+        ]
+        text += f" Taken so far: {'; '.join(gone)}." if gone else " None taken so far."
         if away is not None:
             text += f" Your clocks stand still until {fmt_time(away.ends_at)}."
+        text += " A vacation costs the hours it lasts, each hour begun counting whole."
         if world.config.clock.spend_vacation:
             text += (
                 " When a time bank of yours runs out, a day of those left is spent by itself, "
@@ -143,10 +181,10 @@ class GrantVacation:
         if not player.active:
             raise NotConfirmed(f"{player.display} has not confirmed the account yet.")
         now = world.now
-        left = days_left(world, player.userid, now.year) + self.days
+        left = time_left(world, player.userid, now.year) + self.days * DAY
         text = (
             f"{player.display}: {self.days} vacation days more for {now.year} were given to "
-            f"you. Vacation days left in {now.year}: {left}."
+            f"you. Vacation days left in {now.year}: {days_words(left)}."
         )
         change = GrantChange(player.userid, now.year, self.days, now)
         return Decision((note(player.email, "pbm - vacation", text),), (change,))

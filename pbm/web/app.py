@@ -25,20 +25,24 @@ from urllib.parse import urlencode, urlsplit
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pbm import config, games
+from pbm import config, games, version
+from pbm.model import Board
+from pbm.ratings import PROVISIONAL_GAMES
 from pbm.store.engine import Database
-from pbm.usecases import pages, records
-from pbm.usecases.boardmail import board_view
+from pbm.usecases import deadlines, pages, records
+from pbm.usecases.boardview import board_view
 from pbm.usecases.pages import NotShown
-from pbm.usecases.site import Site
+from pbm.usecases.site import TIME_RANGE, Site, in_range
 from pbm.usecases.text import fmt_time
-from pbm.usecases.world import Board
+from pbm.web import connections, events
 
 STATIC = Path(__file__).parent / "static"
 # How long a visitor, a proxy and the site itself may keep a page without asking
@@ -67,24 +71,42 @@ def create_app(site: Site) -> ASGIApp:
         lstrip_blocks=True,
     )
     templates.globals["when"] = fmt_time  # as mail shows a moment
+    # Where to play: the one address the site shows (never a player's).
+    templates.globals["server_address"] = site.config.mail.address
     views = _Views(site, templates)
+    event_views = events.views(site, templates, views.page)
+    web = site.config.web
     app = Starlette(
+        middleware=[
+            # A Host the site does not answer to is a 400 (RFC 9110 7.2, 15.5.1): no page
+            # is made for a name an attacker chose; and whatever is built from the request
+            # after that (a redirect's Location) names the site as it names itself.
+            Middleware(TrustedHostMiddleware, allowed_hosts=host_names(web), www_redirect=False),
+            Middleware(_OwnName, base=web.base),
+        ],
         routes=[
             Route("/", views.front),
             Route("/boards/{number:int}", views.board),
             Route("/boards/{number:int}/ply/{ply:int}", views.board),
+            # A picture's address names its position (``picture_tag``): it can be kept for
+            # ever. Without the tag (an address made before): sent on to the one of now.
+            Route("/boards/{number:int}/picture/{ply:int}-{seat:int}.{tag:str}.svg", views.picture),
             Route("/boards/{number:int}/picture/{ply:int}-{seat:int}.svg", views.picture),
             Route("/boards/{number:int}/record.{suffix:str}", views.record),
             Route("/boards/{number:int}/feed", views.board_feed),
+            Route("/players/{userid:str}/deadlines.ics", views.deadlines),
             Route("/players/{userid:str}", views.player),
             Route("/players/{userid:str}/feed", views.player_feed),
             Route("/ratings", views.ratings),
             Route("/archive", views.archive),
+            Route("/feed", views.finished_feed),
+            *event_views.routes(),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         exception_handlers={
             HTTPException: views.error,
             NotShown: views.error,
+            BadQuery: views.bad_query,
             Exception: views.error,
         },
     )
@@ -95,6 +117,7 @@ def from_environment() -> ASGIApp:
     """The site's application for a uvicorn worker process: the configuration named by
     ``PBM_CONFIG`` (with the environment's overrides), its database opened here."""
     cfg = config.load()
+    connections.configure(cfg.web)  # the bounds of GuardedH11 in this process
     app = create_app(Site(Database.open(cfg, create=False), cfg))
     # A full collection walks every object the process holds and stops every answer
     # meanwhile (some 50 ms, now and then: a visitor's p99). What is loaded by now
@@ -102,6 +125,41 @@ def from_environment() -> ASGIApp:
     gc.collect()
     gc.freeze()
     return app
+
+
+def host_names(web: config.WebConfig) -> list[str]:
+    """The names a visitor's Host may give: ``base_url``'s, the listen address's, this
+    machine's own (localhost, 127.0.0.1, ::1), and those of ``web.hosts``."""
+    names = {"localhost", "127.0.0.1", "[::1]", *web.host_names}
+    for address in (web.base, f"http://{web.listen}"):
+        try:
+            host = urlsplit(address).hostname
+        except ValueError:  # a listen value of no known form: pbm web refuses it itself
+            continue
+        if host and host not in ("0.0.0.0", "::"):
+            names.add(f"[{host}]" if ":" in host else host)
+    return sorted(names)
+
+
+class _OwnName:
+    """The request names the site as ``web.base`` does (its scheme and host): what is
+    made from it (Starlette's redirect of /static to /static/) never names a Host a
+    visitor chose, nor http:// behind a proxy that speaks https."""
+
+    def __init__(self, app: ASGIApp, base: str) -> None:
+        self.app = app
+        parts = urlsplit(base)
+        self.scheme = parts.scheme or "http"
+        try:
+            self.host = parts.netloc.encode("idna")  # a name in Unicode as DNS writes it
+        except UnicodeError:
+            self.host = parts.netloc.encode("ascii", "replace")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = [(k, v) for k, v in scope["headers"] if k != b"host"]
+            scope = {**scope, "scheme": self.scheme, "headers": [(b"host", self.host), *headers]}
+        await self.app(scope, receive, send)
 
 
 class _Guard:
@@ -157,6 +215,10 @@ class _Views:
             status = 404  # whatever went wrong, a visitor learns nothing more of it
         return self.page("error.html", status_code=status, status=status)
 
+    async def bad_query(self, request: Request, exc: Exception) -> Response:
+        """400, with the sentence that says what the site takes (``BadQuery``)."""
+        return self.page("error.html", status_code=400, status=400, message=str(exc))
+
     async def front(self, request: Request) -> Response:
         number = _int(request.query_params.get("page", "1"))
         with pages.snapshot(self.site) as read:  # one read: a 304, or the page
@@ -207,31 +269,45 @@ class _Views:
 
     def _board_page(self, board: Board, ply: int | None, seat: int) -> Response:
         ply = board.ply if ply is None else ply
-        pages.position_at(board, ply)  # a ply past the end is no page
+        position = pages.position_at(board, ply)  # a ply past the end is no page
+        last = pages.move_at(board, ply)
         view = board_view(board, self.site.clock())
         return self.page(
             "board.html",
             board=board,
             view=view,
             ply=ply,
+            first=pages.first_ply(board),
             seat=seat,
+            picture=f"/boards/{board.number}/picture/{ply}-{seat}."
+            f"{picture_tag(board.game, position, last)}.svg",
             formats=[(f, records.suffix_of(board.game, f)) for f in records.formats_of(board)],
             title=board.title(),
             seat_names=board.rules.seat_names,
         )
 
     async def picture(self, request: Request) -> Response:
-        board = pages.board(self.site, request.path_params["number"])
+        number = request.path_params["number"]
+        board = pages.board(self.site, number)
         ply, seat = request.path_params["ply"], request.path_params["seat"]
         if seat not in (0, 1):
             raise NotShown(seat)
         position = pages.position_at(board, ply)
-        last = board.moves[ply - 1].notation if ply else ""
+        last = pages.move_at(board, ply)
+        tag = picture_tag(board.game, position, last)
+        asked = request.path_params.get("tag")
+        if asked is None:
+            return RedirectResponse(
+                f"/boards/{number}/picture/{ply}-{seat}.{tag}.svg",
+                headers={"cache-control": "no-cache"},  # it names the picture of now
+            )
+        if asked != tag:  # that position is no longer this board's at that turn (an undo)
+            raise NotShown(asked)
         svg = _picture(board.game, position, seat, last)
         return Response(
             svg,
             media_type="image/svg+xml",
-            # A position never changes: cached for a day by anyone.
+            # Its address names what it shows: the same address never shows another.
             headers={"cache-control": "public, max-age=86400, immutable"},
         )
 
@@ -248,7 +324,7 @@ class _Views:
         name = f"{board.game}-{board.number}.{ending}"
         return Response(
             text,
-            media_type=records.media_type(ending),
+            media_type=records.media_type(board.game, ending),
             headers={"content-disposition": f'attachment; filename="{name}"'},
         )
 
@@ -256,11 +332,32 @@ class _Views:
         found = pages.player(self.site, request.path_params["userid"])
         return self.page("player.html", player=found, title=found.display)
 
+    async def deadlines(self, request: Request) -> Response:
+        """A player's deadlines as a calendar (``usecases.deadlines``), read afresh."""
+        display, found = deadlines.player_deadlines(self.site, request.path_params["userid"])
+        base = self.site.config.web.base  # never the request's Host
+        domain = urlsplit(base).hostname or "localhost"
+        ics = deadlines.calendar_of(display, found, base, domain, self.site.clock())
+        return Response(
+            ics, media_type="text/calendar; charset=utf-8", headers={"cache-control": "no-cache"}
+        )
+
     async def ratings(self, request: Request) -> Response:
-        return self.page("ratings.html", lines=pages.ratings(self.site), title="Ratings")
+        return self.page(
+            "ratings.html",
+            lines=pages.ratings(self.site),
+            provisional_games=PROVISIONAL_GAMES,
+            title="Ratings",
+        )
 
     async def archive(self, request: Request) -> Response:
         q = request.query_params
+        unknown = sorted(set(q) - set(ARCHIVE_QUERY))
+        if unknown:  # a filter not applied would show every game as if it were
+            raise BadQuery(
+                f"The archive does not know {', '.join(unknown)}; it takes "
+                f"{', '.join(ARCHIVE_QUERY[:-1])} and {ARCHIVE_QUERY[-1]} (dates as YYYY-MM-DD)."
+            )
         number = _int(q.get("page", "1"))
         found, more = pages.archive(
             self.site,
@@ -268,8 +365,8 @@ class _Views:
             game=q.get("game") or None,
             variant=q.get("variant") or None,
             player=q.get("player") or None,
-            since=_date(q.get("since")),
-            until=_date(q.get("until"), next_day=True),
+            since=_date(q.get("since"), "since"),
+            until=_date(q.get("until"), "until", next_day=True),
         )
         kept = {k: v for k, v in q.items() if k != "page" and v}
         return self.page(
@@ -287,24 +384,29 @@ class _Views:
         number = request.path_params["number"]
         board = pages.board(self.site, number)
         entries = pages.feed(self.site, number=number)
-        return self._feed(request, f"/boards/{number}/feed", board.title(), entries)
+        return self._feed(f"/boards/{number}", board.title(), entries)
 
     async def player_feed(self, request: Request) -> Response:
         found = pages.player(self.site, request.path_params["userid"])
         entries = pages.feed(self.site, userid=found.userid)
-        return self._feed(
-            request, f"/players/{found.userid}/feed", f"Games of {found.display}", entries
-        )
+        return self._feed(f"/players/{found.userid}", f"Games of {found.display}", entries)
+
+    async def finished_feed(self, request: Request) -> Response:
+        """Every game as it ends, the site over (``/feed``)."""
+        entries = pages.finished_feed(self.site)
+        return self._feed("", "Finished games", entries, alternate="/archive")
 
     def _feed(
-        self, request: Request, path: str, title: str, entries: list[pages.FeedEntry]
+        self, page: str, title: str, entries: list[pages.FeedEntry], alternate: str = ""
     ) -> Response:
-        """An Atom feed (RFC 4287): one entry a turn, newest first."""
-        base = self.site.config.web.base_url.rstrip("/") or str(request.base_url).rstrip("/")
+        """An Atom feed (RFC 4287) at ``page``/feed: one entry a turn and one for a game's
+        end, newest first; ``alternate``: the page it follows (``page`` unless given)."""
+        base = self.site.config.web.base  # never the request's Host
         domain = urlsplit(base).hostname or "localhost"
         xml = self.templates.get_template("feed.xml").render(
             base=base,
-            path=path,
+            path=f"{page}/feed",
+            alternate=alternate or page,
             domain=domain,
             title=title,
             entries=entries,
@@ -318,6 +420,14 @@ class _Views:
         address: the site shows none)."""
         base = self.site.config.web.base_url
         return urlsplit(base).netloc or self.site.mail_domain
+
+
+def picture_tag(game: str, position: str, last: str) -> str:
+    """What a picture's address says of what it shows: a short hash of the game, the
+    position, the last move (marked on it) and pbm's version (which draws it). After an
+    undo and another move the same turn has another position, so another address."""
+    shown = f"{version()}\n{game}\n{position}\n{last}"
+    return hashlib.blake2b(shown.encode(), digest_size=6).hexdigest()
 
 
 @functools.lru_cache(maxsize=1024)
@@ -334,14 +444,30 @@ def _int(text: str) -> int:
     return int(text) if text.isdigit() and len(text) < 7 else 1
 
 
-def _date(text: str | None, next_day: bool = False) -> datetime | None:
-    """A date a visitor gave (YYYY-MM-DD), as the start of that day in UTC (``next_day``:
-    of the day after, for "up to and with"); None if it is none."""
+class BadQuery(ValueError):
+    """What a visitor asked for that the site does not take (a date that is none, or
+    outside the years pbm takes; a filter it does not know): a 400 that says why."""
+
+
+# The archive's query parameters, its form's names.
+ARCHIVE_QUERY = ("game", "variant", "player", "since", "until", "page")
+
+
+def _date(text: str | None, name: str, next_day: bool = False) -> datetime | None:
+    """A date a visitor gave as ``name`` (YYYY-MM-DD), as the start of that day in UTC
+    (``next_day``: of the day after, for "up to and with"); None if none was given.
+    ``BadQuery`` for a text that is no such date, or a day outside ``site.TIME_RANGE``
+    (a day after 9999-12-31 would overflow)."""
+    if not text:
+        return None
     try:
-        day = date.fromisoformat(text) if text and len(text) == 10 else None
+        if len(text) != 10:
+            raise ValueError(text)
+        day = date.fromisoformat(text)
     except ValueError:
-        return None
-    if day is None:
-        return None
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise BadQuery(f"{name}={shown} is no date: write it as YYYY-MM-DD.") from None
     start = datetime(day.year, day.month, day.day, tzinfo=UTC)
+    if not in_range(start):
+        raise BadQuery(f"{TIME_RANGE}, not {day.isoformat()}.")
     return start + timedelta(days=1) if next_day else start

@@ -18,7 +18,7 @@ from pbm.games.accasta.board import CELLS, N_CELLS
 from pbm.games.accasta.diagram import render
 from pbm.games.accasta.help import HELP
 from pbm.games.accasta.notation import parse_turn, turn_to_text
-from pbm.games.accasta.picture import layers
+from pbm.games.accasta.picture import legend, svg
 from pbm.games.accasta.position import (
     CASTLE_WIN_VALUES,
     D4_OPENING_VALUES,
@@ -29,7 +29,6 @@ from pbm.games.accasta.position import (
     first_turn,
     perft,
 )
-from pbm.games.layers import Layers
 
 __all__ = [
     "ACCASTA",
@@ -111,25 +110,30 @@ class AccastaState:
         return turn_to_text(pos, turn) if turn is not None else None
 
     def diagram(self, seat: int | None = None, ended: str | None = None) -> str:
-        # Every reader sees the board as the classic help page draws it, White below.
-        pos = self.position
+        # As the classic help page draws it, White below; Black's seat sees it turned
+        # round, his side below, as his picture does.
+        pos, turned = self.position, seat == 1
         if ended is None or pos.outcome() is not None:
-            return str(pos)
-        return render(pos.board, pari=pos.pari, to_move=None, status=ended)
+            return pos.diagram(turned=turned)
+        return render(pos.board, pari=pos.pari, to_move=None, status=ended, turned=turned)
 
     def picture(self, seat: int = 0, alt: str = "", last: str = "") -> str:
         """The board as an SVG picture from ``seat``, the cells of the ``last`` move (its
         notation) outlined (``Game``'s optional picture)."""
-        return self.layers(seat, alt, last).document()
-
-    def layers(self, seat: int = 0, alt: str = "", last: str = "") -> Layers:
-        """The same picture as layers (``Game``'s optional ``layers``), for a renderer
-        that reuses what positions share."""
         touched = tuple(dict.fromkeys(_CELL_NAMES.findall(last.lower())))
-        return layers(self.position.board, seat=seat, last=touched, alt=alt)
+        return svg(self.position.board, seat=seat, last=touched, alt=alt)
+
+    def legend(self, seat: int = 0) -> str:
+        """The picture's legend from ``seat`` (``Game``'s optional legend)."""
+        return legend(seat, pari=self.position.pari)
 
     def claim_draw(self) -> Outcome:
         raise IllegalMove("Accasta has no draws: a game ends only when one side wins")
+
+    def perft(self, depth: int) -> int:
+        """The turn sequences of length ``depth`` (the optional perft of the protocol),
+        counted with the position's own turns: no notation written or read."""
+        return perft(self.position, depth)
 
     def computer_move(self, level: int, seed: int, seconds: float) -> str:
         """The turn the engine plays here at ``level`` within ``seconds`` (``Game``'s

@@ -27,7 +27,33 @@ the castle cells underlined and the diagonals' bend marks between rows::
 
                  White
 
-(shown indented by one space here). Cells are ``w`` characters wide, ``w``
+(shown indented by one space here). Black's view (``turned``) is the same
+drawing turned round, as the board lies before him: row a at the top, each row
+read from its right end, the row names on the right and 5/6/7 on the left::
+
+                 White
+
+              4   3   2   1
+            -\- -\- -\- -\-
+     5 SHC SHC SHC SHC -- a
+      \  --- --- ---
+   6 .   SH  SH  SH  .   -- b
+    \      --- ---
+ 7 .   .   S   S   .   .   -- c
+  \
+ .   .   .   .   .   .   .   -- d
+  /
+ 7 .   .   s   s   .   .   -- e
+    /      --- ---
+   6 .   sh  sh  sh  .   -- f
+      /  --- --- ---
+     5 shc shc shc shc -- g
+            -/- -/- -/- -/-
+              4   3   2   1
+
+                 Black
+
+Cells are ``w`` characters wide, ``w``
 being the tallest stack (at least 3) rounded up to an odd number, so the
 half-pitch that each row is shifted by is a whole number of columns. With
 legal play a stack never exceeds six pieces, so ``w`` is at most 7 and every
@@ -80,6 +106,7 @@ def render(
     pari: bool,
     to_move: int | None,
     status: str | None = None,
+    turned: bool = False,
 ) -> str:
     """The diagram of ``board`` with headings, legend and turn line.
 
@@ -88,12 +115,13 @@ def render(
     White, 1 for Black, None once the game is over; ``status`` (a line such
     as "White wins: 3 stacks in Black's castle") follows the turn line, or
     stands in for it when the game is over ("Game over" if neither is given).
+    ``turned``: the board as Black sees it, row a at the top.
 
     Returns the text lines joined by newlines, ending in a newline, with no
     trailing spaces. ValueError for a malformed board or ``to_move``.
     """
     _check(board, pari=pari, to_move=to_move, status=status)
-    lines = board_lines(board)
+    lines = board_lines(board, turned=turned)
     lines.append("")
     lines.extend(_PARI_LEGEND if pari else _STANDARD_LEGEND)
     if to_move is not None:
@@ -105,8 +133,9 @@ def render(
     return "\n".join(lines) + "\n"
 
 
-def board_lines(board: Sequence[str]) -> list[str]:
-    """The diagram proper, from the "Black" heading to the "White" heading.
+def board_lines(board: Sequence[str], *, turned: bool = False) -> list[str]:
+    """The diagram proper, from the "Black" heading to the "White" heading (``turned``:
+    from "White" to "Black", the board turned round as Black sees it).
 
     No validation beyond what the layout needs: the help page's marker
     characters (``X``, ``*``) are drawn like any other piece.
@@ -124,6 +153,8 @@ def board_lines(board: Sequence[str]) -> list[str]:
         rows.append([stack or "." for stack in board[start : start + length]])
         start += length
 
+    if turned:
+        return geo.turned(rows)
     top, between, bottom = geo.fixed
     out = list(top)
     for r in range(len(ROWS) - 1, -1, -1):
@@ -187,6 +218,34 @@ class _Geometry:
         line = f"{' ' * self.indent(r)}{ROWS[r] + ' --':<{_PREFIX}}"
         line += "".join([cell.ljust(self.pitch) for cell in cells]) + _LABELS.get(r, "")
         return line.rstrip()
+
+    def turned(self, rows: Sequence[Sequence[str]]) -> list[str]:
+        """The diagram turned round (Black's view): each line of White's view, read from
+        its end, in the reverse order; the stacks, still bottom to top, at the left of
+        their cells, and the headings read as words."""
+        full = _PREFIX + (ROW_LENGTHS[_MIDDLE] - 1) * self.pitch + self.width  # widest line
+        top, between, bottom = self.fixed
+
+        def mirrored(line: str) -> str:
+            return line.ljust(full)[::-1].rstrip()
+
+        def heading(side: str) -> str:
+            centre = full - 1 - (self.cell_col(_MIDDLE, 3) + (self.width - 1) // 2)
+            return " " * (centre - 2) + side
+
+        out = [heading("White"), *(mirrored(line) for line in bottom[-2::-1])]
+        for r in range(len(ROWS)):
+            row = _Line()
+            if r in _LABELS:
+                row.put(full - 1 - self.label_col(r), _LABELS[r])
+            for i, cell in enumerate(rows[r]):
+                row.put(full - self.cell_col(r, i) - self.width, cell)
+            row.put(full - self.indent(r) - _PREFIX, f" -- {ROWS[r]}")
+            out.append(row.text())
+            if r < len(ROWS) - 1:
+                out.append(mirrored(between[r + 1]))
+        out += [*(mirrored(line) for line in top[-1:0:-1]), heading("Black")]
+        return out
 
     def between(self, *, upper: int, lower: int) -> str:
         """Castle underlines and the diagonals' bend mark between two rows."""

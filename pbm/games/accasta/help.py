@@ -47,7 +47,8 @@ d -- .   .   .   .   .   .   .
 Rows run from a (White's side) to g (Black's side); the cells of a row are
 numbered from the left, so the centre is d4. The numbered lines bend over
 row d: c4 touches b3, b4, c3, c5, d4 and d5, while e4 touches d4, d5, e3,
-e5, f3 and f4.
+e5, f3 and f4. Board mails draw the board from your side: Black's turned
+round, row g below, each row read from its right end.
 
 The underlined cells are the castles. White's castle is a1-a4, b2-b4, c3
 and c4; Black's is g1-g4, f2-f4, e3 and e4. Each side starts inside its

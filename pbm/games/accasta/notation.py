@@ -165,6 +165,8 @@ def parse_turn(pos: Position, text: str) -> Turn:
     norm = normalize(text)
     first_error: IllegalMove | None = None
     for parse in _parses(norm, pos.pari):
+        if parse.origin not in INDEX or any(sub.target not in INDEX for sub in parse.submoves):
+            continue  # a cell that is none (g7): said below
         try:
             return _resolve(pos, parse)
         except IllegalMove as exc:

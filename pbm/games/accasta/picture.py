@@ -17,12 +17,8 @@ The names and heights are outlines, not text: python-chess's own glyphs for
 a to h and 1 to 8 (``chess.svg.COORDS``), so the picture looks the same
 wherever it is drawn and its renderer needs no font.
 
-The picture is drawn in layers (``pbm.games.layers``): the empty board
-with its names from a seat, the same for every position, and a sprite for
-each cell with a stack or an outline. Cell centres fall on whole pixels of
-the 480-pixel picture (cells 56 pixels apart in a row, rows 48 apart: the
-hexagons a hair wider than regular), so a sprite drawn once serves every cell
-it stands on, and a renderer lays a new position together from drawn parts.
+Cell centres fall on whole pixels of the 480-pixel picture (cells 56 pixels
+apart in a row, rows 48 apart: the hexagons a hair wider than regular).
 
 Every cell, spot and chip carries ``data-`` attributes (``data-cell``,
 ``data-last``, ``data-stack``, ``data-piece``), so a test (or a script on a
@@ -32,7 +28,6 @@ values.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from xml.sax.saxutils import quoteattr
@@ -40,9 +35,8 @@ from xml.sax.saxutils import quoteattr
 from chess.svg import COORDS as GLYPHS
 
 from pbm.games.accasta.board import CASTLES, CELLS, COORDS, ROW_LENGTHS, ROWS
-from pbm.games.layers import Layers, Sprite
 
-__all__ = ["CELL_RADIUS", "HEIGHT", "WIDTH", "cell_centre", "layers", "svg"]
+__all__ = ["CELL_RADIUS", "HEIGHT", "WIDTH", "cell_centre", "legend", "svg"]
 
 CELL_RADIUS = 32.0  # centre to corner of a cell's hexagon, the gap to the next included
 _STEP_X = 56  # from one cell to the next in a row (a regular hexagon's would be 55.4)
@@ -51,7 +45,6 @@ _MARGIN_X = 44  # room for the names on the edge
 _MARGIN_Y = 34
 WIDTH = 7 * _STEP_X + 2 * _MARGIN_X  # 480: the width a phone shows, drawn 1:1
 HEIGHT = 6 * _STEP_Y + 2 * round(CELL_RADIUS) + 2 * _MARGIN_Y
-_SPOT = 68  # a sprite's square: a cell with its outline and a stack's height beside it
 
 _COLOURS = {
     "page": "#f6f1e6",
@@ -107,7 +100,6 @@ def _mark(kind: str, x: float, y: float, size: float, colour: str) -> str:
     return ""
 
 
-@functools.lru_cache(maxsize=4096)
 def _spot(stack: str, outlined: bool) -> str:
     """What stands on a cell, drawn around its centre (0, 0): the last move's outline,
     then the stack's chips from its bottom to its top."""
@@ -193,7 +185,6 @@ def _number_spots() -> list[tuple[int, str, float, float]]:
     return spots
 
 
-@functools.cache
 def _backdrop(seat: int) -> str:
     """The empty board from ``seat``: the page, the 37 cells (castles tinted), the names."""
     parts = [f'<rect width="{WIDTH}" height="{HEIGHT}" fill="{_COLOURS["page"]}"/>']
@@ -212,47 +203,60 @@ def _backdrop(seat: int) -> str:
     return "\n".join(parts)
 
 
-@functools.cache
-def _swatch(seat: int) -> tuple[Sprite, ...]:
-    """Every kind of chip, outlined, on a cell of each castle and of the open board."""
-    cells = (min(CASTLES[0]), min(CASTLES[1]), CELLS.index("d4"))
-    return tuple(Sprite(*cell_centre(c, seat), _SPOT, _spot("SHCshc", True)) for c in cells)
-
-
-def layers(
-    board: Sequence[str], *, seat: int = 0, last: Sequence[str] = (), alt: str = ""
-) -> Layers:
-    """The board seen from ``seat`` (0 White, 1 Black), as layers.
+def svg(board: Sequence[str], *, seat: int = 0, last: Sequence[str] = (), alt: str = "") -> str:
+    """The board seen from ``seat`` (0 White, 1 Black) as an SVG document.
 
     ``board``: the stacks by cell, bottom to top (``SHC`` White's, ``shc``
     Black's, ``P``/``p`` Pari's); ``last``: the cells the last move touched;
     ``alt``: the title a screen reader says.
     """
     touched = set(last)
-    sprites = [
+    spots = [
         _placed(cell, seat, stack, name in touched)
         for cell, (name, stack) in enumerate(zip(CELLS, board, strict=True))
         if stack or name in touched
     ]
-    opening = (
+    return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" data-seat="{seat}">'
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" data-seat="{seat}">\n'
+        f"<title>{_escape(alt or 'Accasta board')}</title>\n{_backdrop(seat)}\n"
+        + "\n".join(spots)
+        + "\n</svg>\n"
     )
-    title = _escape(alt or "Accasta board")
-    return Layers(WIDTH, HEIGHT, opening, title, _backdrop(seat), tuple(sprites), _swatch(seat))
 
 
-@functools.lru_cache(maxsize=4096)
-def _placed(cell: int, seat: int, stack: str, outlined: bool) -> Sprite:
-    """What stands on ``cell`` seen from ``seat``: made once (a position brings few new)."""
+def _placed(cell: int, seat: int, stack: str, outlined: bool) -> str:
+    """What stands on ``cell`` seen from ``seat``, put at its centre."""
     x, y = cell_centre(cell, seat)
-    attributes = f'class="spot" data-cell="{CELLS[cell]}" data-last="{"yes" if outlined else "no"}"'
-    return Sprite(x, y, _SPOT, _spot(stack, outlined), attributes)
+    return (
+        f'<g class="spot" data-cell="{CELLS[cell]}" data-last="{"yes" if outlined else "no"}" '
+        f'transform="translate({x} {y})">{_spot(stack, outlined)}</g>'
+    )
 
 
-def svg(board: Sequence[str], *, seat: int = 0, last: Sequence[str] = (), alt: str = "") -> str:
-    """The board as one SVG document seen from ``seat`` (see ``layers``)."""
-    return layers(board, seat=seat, last=last, alt=alt).document()
+def legend(seat: int = 0, *, pari: bool = False) -> str:
+    """The picture in words, for under it: the marks of the pieces, how a stack reads,
+    the castles and the last move, and which side is below (from ``seat``)."""
+    pieces = (
+        "Every piece is a plain chip: White's light, Black's dark."
+        if pari
+        else "\u25a0 Shield, \u25b2 Horse, \u25cf Chariot: White's light, Black's dark."
+    )
+    side = (
+        "Seen from White's side: row a below, g above."
+        if seat == 0
+        else "Seen from Black's side: row g below, a above."
+    )
+    return "\n".join(
+        (
+            pieces,
+            "A stack is drawn bottom to top: its top piece, which heads it, is the highest; "
+            "the number beside it is its height.",
+            "The light cells by row a are White's castle, the dark ones by row g Black's; "
+            "the last move's cells are outlined in red.",
+            side,
+        )
+    )
 
 
 def _escape(text: str) -> str:

@@ -232,13 +232,17 @@ class Position:
         return _outcome(self) is not None
 
     def __str__(self) -> str:
+        return self.diagram()
+
+    def diagram(self, *, turned: bool = False) -> str:
+        """The ASCII diagram with its legend and whose turn it is or who won (``turned``:
+        as Black sees the board, row a at the top)."""
         out = _outcome(self)
         status = None
         if out is not None:
             status = f"{COLOUR_NAMES[winner(out)]} wins: {how_won(out)}"
-        return render(
-            self.board, pari=self.pari, to_move=None if out else self.to_move, status=status
-        )
+        to_move = None if out else self.to_move
+        return render(self.board, pari=self.pari, to_move=to_move, status=status, turned=turned)
 
 
 def winner(out: Outcome) -> int:

@@ -22,8 +22,9 @@ from pbm.games import IllegalMove, Option, Outcome, RecordFormat, check_declared
 from pbm.games.chess import ending
 from pbm.games.chess.diagram import render
 from pbm.games.chess.help import HELP
-from pbm.games.chess.notation import looks_like_move, parse_move
+from pbm.games.chess.notation import line_moves, looks_like_move, parse_move
 from pbm.games.chess.pgn import PGN
+from pbm.games.chess.stockfish import PROGRAM, stockfish_move
 
 __all__ = ["CHESS", "STANDARD", "Chess", "ChessState"]
 
@@ -112,8 +113,27 @@ class ChessState:
         )
         return drawn.replace("<svg ", f'<svg role="img" aria-label="{_attr(alt)}" ', 1)
 
+    def legend(self, seat: int = 0) -> str:
+        """The picture's legend (``Game``'s optional legend): what the board does not say."""
+        side = "White's side: rank 1 below" if seat == 0 else "Black's side: rank 8 below"
+        return (
+            "The last move's two squares are tinted; a king in check is marked red.\n"
+            f"Seen from {side}."
+        )
+
     def claim_draw(self) -> Outcome:
         return ending.claim(self.board)
+
+    def computer_move(self, level: int, seed: int, seconds: float) -> str:
+        """Stockfish's move at ``level`` within ``seconds`` (the optional computer player of
+        the protocol; ``seed`` is not needed: Stockfish at a skill level varies by itself)."""
+        return stockfish_move(self.board.copy(), level, seconds)
+
+    def perft(self, depth: int) -> int:
+        """The turn sequences of length ``depth`` (the optional perft of the protocol),
+        counted on python-chess's board: no SAN written or read. A sequence stops where
+        the game ends by the rules (``ending.outcome_of``: ``board.outcome()``)."""
+        return _perft(self.board.copy(), depth)
 
     def can_win(self, seat: int) -> bool:
         """Whether ``seat`` has the material to mate by some series of legal moves: a
@@ -132,6 +152,21 @@ class ChessState:
         return self.board.fen()
 
 
+def _perft(board: chess.Board, depth: int) -> int:
+    if depth <= 0:
+        return 1
+    if board.outcome() is not None:
+        return 0
+    if depth == 1:
+        return board.legal_moves.count()
+    count = 0
+    for move in board.legal_moves:
+        board.push(move)
+        count += _perft(board, depth - 1)
+        board.pop()
+    return count
+
+
 class Chess:
     """The game of chess for the registry."""
 
@@ -147,9 +182,9 @@ class Chess:
     notation_examples: tuple[str, ...] = ("e4", "Nf3", "O-O", "e7e8q", "Ng1-f3")
     draw_offers = True
     record_formats: tuple[RecordFormat, ...] = (PGN,)
-    # The computer player: Stockfish (a program of its own, run by the shell), weakened
+    # The computer player: Stockfish (a program of its own, ``stockfish.py``), weakened
     # through its Skill Level and given a time a move.
-    computer_program = "stockfish"
+    computer_program = PROGRAM
     computer_levels: Mapping[int, str] = {
         1: "Stockfish at skill 0, a tenth of a second a move",
         2: "Stockfish at skill 5, half a second a move",
@@ -160,6 +195,10 @@ class Chess:
 
     def looks_like_move(self, text: str) -> bool:
         return looks_like_move(text)
+
+    def line_moves(self, text: str) -> tuple[str, ...]:
+        """A line of moves as PGN writes it: ``12...Nf6 13.e5 Nd5 14.c4``."""
+        return line_moves(text)
 
     def move_number(self, ply: int) -> int:
         """Chess numbers a move pair: plies 1 and 2 are move 1."""

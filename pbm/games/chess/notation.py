@@ -104,6 +104,22 @@ def looks_like_move(text: str) -> bool:
     return _SHAPE.fullmatch(written) is not None or _NEAR_SHAPE.fullmatch(written) is not None
 
 
+# A move number as PGN writes it before a move: "12." (White's), "12..." (Black's).
+_NUMBER = re.compile(r"^[0-9]+\.+")
+_RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "*"})
+
+
+def line_moves(text: str) -> tuple[str, ...]:
+    """The moves of a line as PGN writes it (``12...Nf6 13.e5 Nd5 14.c4``): the move
+    numbers (``13.``, ``12...``, alone or before a move) and a result are no moves."""
+    moves = []
+    for word in text.split():
+        move = _NUMBER.sub("", word)
+        if move and move not in _RESULTS:
+            moves.append(move)
+    return tuple(moves)
+
+
 def parse_move(board: chess.Board, text: str) -> chess.Move:
     """The legal move ``text`` stands for on ``board``.
 

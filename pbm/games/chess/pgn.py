@@ -32,7 +32,7 @@ from datetime import datetime
 import chess
 import chess.pgn
 
-from pbm.games import FORFEIT, GameRecord, ReadRecord, RecordedMove
+from pbm.games import GameRecord, ReadRecord, RecordedMove, Termination
 from pbm.games.chess.words import colour, move_number
 
 EVENT = "pbm correspondence game"
@@ -48,7 +48,7 @@ _PGN_TERMINATIONS = {
     "emergency": None,
     "normal": None,
     "rules infraction": None,
-    "time forfeit": FORFEIT,
+    "time forfeit": Termination.FORFEIT,
     "unterminated": None,
 }
 
@@ -68,7 +68,7 @@ def _date(value: datetime) -> str:
 def _termination(record: GameRecord) -> str:
     if record.result == "*":
         return "unterminated"
-    return "time forfeit" if record.termination == FORFEIT else "normal"
+    return "time forfeit" if record.termination == Termination.FORFEIT else "normal"
 
 
 def write_pgn(record: GameRecord) -> str:
@@ -153,6 +153,7 @@ class PgnFormat:
 
     name = "pgn"
     suffix = "pgn"
+    media_type = "application/x-chess-pgn"  # the type chess programs read
 
     def write(self, record: GameRecord) -> str:
         return write_pgn(record)

@@ -1,0 +1,90 @@
+"""The one loop every runner runs: claim an item, handle it, else wait; until stopped.
+
+As in GNU Mailman 3, the loop is written once, here; a runner says only how
+it claims its next item (``claim``, in a thread: it reads the database) and
+what it does with one (``handle``). An item is claimed under a lease in the
+database, so several server instances share the work and a runner that dies
+leaves its item to be claimed again when the lease ends. A fault the runner
+cannot place (the database down or full) is logged once a minute
+(``Throttled``) and the loop goes on after its pause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Generic, TypeVar
+
+from pbm.runners.logs import Throttled
+
+T = TypeVar("T")
+
+
+class Runner(Generic[T]):
+    """Claims items and handles them one at a time; ``run`` until stopped.
+
+    ``poll_seconds``: how long the loop waits for ``wake`` when nothing is
+    left to claim (other server instances add work without waking it).
+    """
+
+    name = "runner"
+    poll_seconds = 1.0
+
+    def __init__(self, wake: asyncio.Event | None = None) -> None:
+        self.wake = wake or asyncio.Event()
+        self.log = logging.getLogger(f"pbm.{self.name}")
+        self.trouble = Throttled(self.log, f"{self.name}: trouble; trying again")
+
+    def claim(self) -> T | None:
+        """The next item to handle, claimed for this runner; None when there is none.
+        Blocking: called in a thread."""
+        raise NotImplementedError
+
+    async def handle(self, item: T) -> None:
+        """Do what this runner does with one claimed item (by default ``dispose``, in a
+        thread)."""
+        await asyncio.to_thread(self.dispose, item)
+
+    def dispose(self, item: T) -> None:
+        """``handle``'s blocking work, for a runner whose work is all blocking."""
+        raise NotImplementedError
+
+    def pause(self) -> float:
+        """How long the loop waits for ``wake`` when there is nothing to claim."""
+        return self.poll_seconds
+
+    async def run_once(self) -> int:
+        """Handle every item there is to claim now; how many (``pbm tick``, tests)."""
+        done = 0
+        while (item := await asyncio.to_thread(self.claim)) is not None:
+            await self.handle(item)
+            done += 1
+        return done
+
+    async def run(self, stop: asyncio.Event, copies: int = 1) -> None:
+        """Claim and handle until ``stop``; ``copies`` loops side by side (a runner whose
+        items wait on the network, the outbox's, handles several at once)."""
+        await asyncio.gather(*(self._loop(stop) for _ in range(copies)))
+
+    async def _loop(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            self.wake.clear()
+            try:
+                item = await asyncio.to_thread(self.claim)
+                if item is not None:
+                    await self.handle(item)
+                    self.trouble.cleared()
+                    continue
+            except Exception as exc:
+                self.trouble.fault(exc)
+            await wait_any(stop, self.wake, self.pause())
+
+
+async def wait_any(stop: asyncio.Event, wake: asyncio.Event, timeout: float) -> None:
+    """Return when either event is set or ``timeout`` seconds have passed."""
+    waiters = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(wake.wait())]
+    try:
+        await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
