@@ -10,6 +10,7 @@ The file is found by ``locate``: the one named (``--config``, else
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import tomllib
@@ -32,6 +33,23 @@ RETIRED = {"server": {"inbox_workers"}}
 
 class ConfigError(ValueError):
     """A config file or variable that cannot be used; says which key and why."""
+
+
+class CannotListen(OSError):
+    """A listen address that cannot be had (the port taken by another program, a folder
+    missing): one line that says where, under which config key (``key``), and why."""
+
+    def __init__(self, key: str, where: str, exc: OSError) -> None:
+        # asyncio words a taken port at length ("error while attempting to bind on
+        # address ('127.0.0.1', 2525): address already in use"): one wording for both.
+        taken = exc.errno == errno.EADDRINUSE
+        reason = "address already in use" if taken else (exc.strerror or str(exc))
+        super().__init__(exc.errno, f"cannot listen on {where} ({key}): {reason}")
+        self.key = key
+        self.taken = taken
+
+    def __str__(self) -> str:
+        return str(self.strerror)
 
 
 @dataclass(frozen=True)

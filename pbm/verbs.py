@@ -88,7 +88,7 @@ QUEUE = Verb(
     "..., or the game's own way: if 12...Nf6 13.e5 Nd5), checked now, costing no time "
     "when played; show: the tree; clear: forget it",
     frozenset({Reader.OTHER_PLAYER}),
-    "[MOVE if THEIR-MOVE|if THEIR-MOVE then MOVE...|show|clear]",
+    "[MOVE [if THEIR-MOVE]|if THEIR-MOVE then MOVE...|show|clear]",
 )
 REMATCH = Verb(
     ("rematch",),

@@ -29,7 +29,7 @@ import pbm.games
 from pbm.games.accasta.board import CASTLES
 from pbm.games.accasta.engine import choose
 from pbm.games.accasta.position import Position, Turn
-from pbm.record import parse_record
+from pbm.usecases.records.replay import parse_record
 
 DATA = Path(__file__).parent.parent / "tests" / "data"
 Player = Callable[[Position, random.Random], Turn]

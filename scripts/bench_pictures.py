@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from pbm import games
-from pbm.mail.pictures import SCALE, WIDTH, png_of_svg
-from pbm.record import parse_record
+from pbm.usecases.pictures.raster import SCALE, WIDTH, png_of_svg
+from pbm.usecases.records.replay import parse_record
 
 DATA = Path(__file__).parent.parent / "tests" / "data"
 # The Opera game (Morphy, Paris 1858): checks, castling long, a mate.

@@ -1,4 +1,4 @@
-"""Finished games -> record files (``pbm.archive``) on a real database, read back by pbm.record.
+"""Finished games -> record files (``pbm.usecases.records.archive``), read back by ``replay``.
 
 ``pending_boards`` finds the finished games not yet archived, ``archive_board`` writes one
 record and marks its game archived; ``archive_all`` below is the loop ``pbm archive`` runs
@@ -14,20 +14,20 @@ from pathlib import Path
 
 import pytest
 from conftest import T0, Clock
+from pbm.formats.replay import parse_record, replay
 
 import pbm.games
-from pbm import archive
 from pbm.games import Outcome, Termination
-from pbm.record import parse_record, replay
 from pbm.refusals import UnknownBoard
 from pbm.store.engine import Database
 from pbm.store.tables import Game
-from pbm.usecases import queries, records, unit
+from pbm.usecases import queries, unit
 from pbm.usecases.auth import ADMIN, Who
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.endings import finish
 from pbm.usecases.moves import Move, Resign
 from pbm.usecases.proposals import Cancel
+from pbm.usecases.records import archive, formats
 from pbm.usecases.site import Site
 
 ACCASTA = pbm.games.get("accasta")
@@ -291,7 +291,7 @@ def test_a_game_still_going_has_an_open_record(site: Site) -> None:
     board = new_board(site)
     moves = random_moves(7, 3)
     play(site, board, moves, comments={1: "thinking"})
-    text = records.record_text(queries.board(site, board))
+    text = formats.record_text(queries.board(site, board))
     assert '[Result "*"]\n[Termination ""]\n[TimeControl "classic 7/21"]\n' in text
     assert text.endswith(f"1. {moves[0]} 2. {moves[1]} {{thinking}}\n3. {moves[2]}\n*\n")
     record = parse_record(text)
@@ -307,7 +307,7 @@ def test_a_drawn_game_record_replays_as_a_draw(site: Site, clock: Clock) -> None
     moves = random_moves(8, 2)
     play(site, board, moves)
     drawn = finish(queries.board(site, board), Outcome(None, Termination.AGREEMENT), clock.now)
-    text = records.record_text(drawn)
+    text = formats.record_text(drawn)
     assert '[Result "1/2-1/2"]\n[Termination "agreement"]\n' in text
     assert '[TimeControl "classic 7/21"]' in text
     assert text.endswith(f"1. {moves[0]} 2. {moves[1]}\n1/2-1/2\n")
@@ -315,7 +315,7 @@ def test_a_drawn_game_record_replays_as_a_draw(site: Site, clock: Clock) -> None
     assert record.result == "1/2-1/2"
     rep = replay(record)
     assert (rep.result, rep.termination, rep.canonical) == ("1/2-1/2", "agreement", moves)
-    data = json.loads(records.record_json(drawn))
+    data = json.loads(formats.record_json(drawn))
     assert (data["tags"]["Result"], data["tags"]["Termination"]) == ("1/2-1/2", "agreement")
 
 

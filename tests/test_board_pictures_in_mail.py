@@ -122,14 +122,14 @@ def test_a_player_who_chose_text_gets_the_text_alone(
 
 
 def test_one_picture_a_seat_is_drawn_and_reused(db: Database, config: Config, site: Site) -> None:
-    from pbm.mail import pictures
+    from pbm.usecases.pictures import raster
 
     board = accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE))
     move_once(site, board, "alice")
-    pictures.png.cache_clear()
+    raster.png.cache_clear()
     for row in mails_to(db, ALICE)[-1:] + mails_to(db, BOB)[-1:] + mails_to(db, ALICE)[-1:]:
         build_message(row, config)
-    info = pictures.png.cache_info()
+    info = raster.png.cache_info()
     assert (info.misses, info.hits) == (2, 1)  # White's side and Black's, each drawn once
 
 

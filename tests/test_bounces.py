@@ -27,7 +27,7 @@ from sqlmodel import select
 import pbm.games
 from pbm.config import Config
 from pbm.mail.addresses import bounce_address
-from pbm.mail.bounces import Report, report_for
+from pbm.mail.dsn import Report, report_for
 from pbm.runners.timer_runner import tick as run_tick
 from pbm.store.engine import Database
 from pbm.store.tables import OutboxMessage, Vacation

@@ -35,7 +35,7 @@ from mailserver import (
     sign_up,
 )
 
-from pbm.record import parse_record, replay
+from pbm.usecases.records.replay import parse_record, replay
 
 pytestmark = pytest.mark.e2e
 

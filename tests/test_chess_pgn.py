@@ -13,7 +13,7 @@ from pbm.games import GameRecord, RecordedMove, Termination, record_format, reco
 from pbm.games.accasta import ACCASTA
 from pbm.games.chess import CHESS
 from pbm.games.chess.pgn import PGN, read_pgn, write_pgn
-from pbm.record import RecordError, parse_record, replay
+from pbm.usecases.records.replay import RecordError, parse_record, replay
 
 SCHOLARS_MATE = ("e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#")
 STARTED = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)

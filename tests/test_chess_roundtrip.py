@@ -21,13 +21,13 @@ import chess
 import chess.pgn
 import pytest
 
-from pbm import archive
-from pbm.record import parse_record, replay
 from pbm.replies import Reply
 from pbm.usecases import queries, unit
 from pbm.usecases.auth import ADMIN, Who
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move, Resign
+from pbm.usecases.records import archive
+from pbm.usecases.records.replay import parse_record, replay
 from pbm.usecases.site import Site
 
 SEED = 20250301

@@ -15,17 +15,17 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
+from pbm.formats.replay import parse_record, replay
 
-from pbm import archive
-from pbm.record import parse_record, replay
 from pbm.refusals import BoardChanged, IllegalMoveRefused
 from pbm.replies import Reply
-from pbm.usecases import queries, records, unit
+from pbm.usecases import queries, unit
 from pbm.usecases.auth import ADMIN, Who
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Claim, Move, Resign
 from pbm.usecases.proposals import Accept, OfferDraw
-from pbm.usecases.reading import Show
+from pbm.usecases.queries.reading import Show
+from pbm.usecases.records import archive, formats
 from pbm.usecases.site import Site
 
 PLAYERS = ("alice", "bob")
@@ -221,11 +221,11 @@ def test_pgn_for_a_game_without_it_says_so(site: Site, tmp_path: Path) -> None:
     board = unit.run(site, Challenge("accasta", "alice", "bob", admin=True))[0].board
     assert board is not None
     as_player(site, "alice", Resign(board))
-    with pytest.raises(records.NoRecordFormat, match=r"^Accasta has no pgn record format$"):
+    with pytest.raises(formats.NoRecordFormat, match=r"^Accasta has no pgn record format$"):
         archive.archive_board(site, board, out, "pgn")
     assert archive.pending_boards(site) == [board] and list(out.iterdir()) == []
     assert archive.archive_board(site, board, out, "text").path.suffix == ".txt"
-    assert records.formats() == ("text", "json", "pgn", "sgf")
+    assert formats.formats() == ("text", "json", "pgn", "sgf")
 
 
 def test_each_player_reads_the_board_from_his_side(site: Site) -> None:

@@ -33,7 +33,6 @@ from pbm import config as config_mod
 from pbm.cli import main
 from pbm.mail.addresses import parse_token_address
 from pbm.mail.message import build_message
-from pbm.record import parse_record
 from pbm.store.engine import (
     Database,
     alembic_config,
@@ -44,6 +43,7 @@ from pbm.store.engine import (
 from pbm.store.engine import upgrade as upgrade_db
 from pbm.store.tables import ALL_TABLES, Game, Move, OutboxMessage, Player, UTCDateTime
 from pbm.usecases.auth import hash_password, verify_password
+from pbm.usecases.records.replay import parse_record
 
 DATA = Path(__file__).parent / "data"
 ACCASTA = pbm.games.get("accasta")

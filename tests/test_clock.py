@@ -26,7 +26,7 @@ from pbm.usecases import clocks, queries, unit
 from pbm.usecases.auth import ADMIN, ByReply, Password, Who
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move
-from pbm.usecases.reading import Show
+from pbm.usecases.queries.reading import Show
 from pbm.usecases.site import Site
 from pbm.usecases.timers import PauseClocks, ResumeClocks, RunClock, boards_due
 from pbm.usecases.vacations import Vacation as GoAway

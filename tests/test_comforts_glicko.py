@@ -17,7 +17,7 @@ from pbm.usecases import unit
 from pbm.usecases.auth import Password, Who
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Resign
-from pbm.usecases.reading import Ratings
+from pbm.usecases.queries.reading import Ratings
 from pbm.usecases.site import Site
 from pbm.web.app import create_app
 

@@ -27,12 +27,12 @@ from pbm.usecases import (
     nextgame,
     proposals,
     queue,
-    reading,
     rematch,
     talk,
     vacations,
 )
 from pbm.usecases.auth import ByReply, Password, Who
+from pbm.usecases.queries import reading
 
 ACCASTA = games.get("accasta")
 MOVE_USAGE = "accasta move needs: accasta move BOARD USERID PASSWORD MOVE[#N]"

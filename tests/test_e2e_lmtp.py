@@ -28,7 +28,7 @@ from mailserver import (
 )
 
 from pbm.games import get as get_game
-from pbm.mail import status
+from pbm.smtp import codes as status
 
 pytestmark = pytest.mark.e2e
 

@@ -20,7 +20,7 @@ from mailserver import (
 )
 
 from pbm.games.accasta import ACCASTA, parse_turn, turn_to_text
-from pbm.record import parse_record
+from pbm.usecases.records.replay import parse_record
 
 pytestmark = pytest.mark.e2e
 

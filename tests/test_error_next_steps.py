@@ -49,10 +49,10 @@ def test_not_your_turn_names_queue(db: Database, config: Config, clock: Clock, b
     by_command = f"accasta move {board} bob pw {answer}"
     text = answer_to(db, config, clock, BOB, config.mail.address, by_command)
     assert f"It is alice's turn on board {board}, not yours." in text
-    assert "reply to your board mail with queue MOVE [if OPPONENT-MOVE]" in text
+    assert "reply to your board mail with queue MOVE [if THEIR-MOVE]" in text
     assert f"or send: accasta queue {board} bob PASSWORD MOVE" in text
     by_reply = answer_to(db, config, clock, BOB, reply_address(config, board, "bob"), answer)
-    assert "queue MOVE [if OPPONENT-MOVE]" in by_reply
+    assert "queue MOVE [if THEIR-MOVE]" in by_reply
     assert moves_on(db, board) == 0
 
 

@@ -27,7 +27,7 @@ from pbm.usecases.events import (
     StartEvent,
 )
 from pbm.usecases.moves import Resign
-from pbm.usecases.reading import Show
+from pbm.usecases.queries.reading import Show
 from pbm.usecases.site import Site
 from pbm.usecases.world import World
 

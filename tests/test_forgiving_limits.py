@@ -59,7 +59,7 @@ def test_a_challenge_never_spends_its_readers_answers(
     # bob used up his answers (help, sixty times in the hour)...
     hour = T0.replace(minute=0)
     with db.transaction() as s:
-        from pbm.store.limits import count_answer
+        from pbm.store.answer_counts import count_answer
 
         for _ in range(site.config.limits.player_answers_per_hour):
             count_answer(s, BOB, hour, False)

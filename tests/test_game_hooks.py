@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import Clock, accepted
+from pbm.formats.replay import parse_record, replay
 
 import pbm.games
 from pbm import commands, games
 from pbm.cli import main
 from pbm.commands import CommandError, parse, parse_reply
-from pbm.record import parse_record, replay
 from pbm.refusals import BadRequest, IllegalMoveRefused
-from pbm.usecases import pages, queries, records, unit
+from pbm.usecases import queries, unit
 from pbm.usecases.auth import Password, Who
 from pbm.usecases.boardtext import render_board_mails
 from pbm.usecases.boardview import board_view
@@ -28,7 +28,9 @@ from pbm.usecases.challenges import Challenge
 from pbm.usecases.computer import ComputerHelp, games_with_levels
 from pbm.usecases.moves import Move
 from pbm.usecases.proposals import Accept, Cancel
-from pbm.usecases.reading import LegalMoves
+from pbm.usecases.queries import pages
+from pbm.usecases.queries.reading import LegalMoves
+from pbm.usecases.records import formats
 from pbm.usecases.site import Site
 from pbm.usecases.timers import RunClock
 
@@ -94,10 +96,10 @@ def test_the_record_command_s_words_come_from_the_games_formats() -> None:
     words = next(c.words for c in commands.ALL if c.name == "record")
     own = {f.name for name in games.names() for f in games.record_formats(games.get(name))}
     assert words == ("record", *sorted(own)) and {"pgn", "sgf"} <= set(words)
-    assert records.media_type("chess", "pgn") == "application/x-chess-pgn"
-    assert records.media_type("go", "sgf") == "application/x-go-sgf"
-    assert records.media_type("hex", "sgf") == "application/x-hex-sgf"
-    assert records.media_type("hex", "txt") == "text/plain"
+    assert formats.media_type("chess", "pgn") == "application/x-chess-pgn"
+    assert formats.media_type("go", "sgf") == "application/x-go-sgf"
+    assert formats.media_type("hex", "sgf") == "application/x-hex-sgf"
+    assert formats.media_type("hex", "txt") == "text/plain"
 
 
 # -- a scoring phase: accept as a move, the end on time
@@ -171,7 +173,7 @@ def test_a_handicap_board_counts_its_stones_as_black_s_turn(site: Site) -> None:
     assert pages.position_at(played, 1) == start.position
     assert pages.move_at(played, 1) == "" and pages.move_at(played, 2) == "E5"
     assert pages.position_at(played, 3) == played.position
-    text = records.record_text(played)
+    text = formats.record_text(played)
     assert '[Black "alice"]\n[White "bob"]' in text
     assert '"handicap=2 komi=0.5 size=9"]\n\n2. E5\n3. E3\n*\n' in text
     replayed = replay(parse_record(text))

@@ -14,8 +14,8 @@ from test_go_scoring import WALLS
 
 from pbm.games import picture
 from pbm.games.go import GO
-from pbm.mail import pictures
-from pbm.mail.pictures import png_of_svg
+from pbm.usecases.pictures import raster
+from pbm.usecases.pictures.raster import png_of_svg
 
 
 def test_a_19x19_diagram_fits_in_78_columns() -> None:
@@ -66,7 +66,7 @@ def test_the_picture_is_drawn_by_resvg(size: str) -> None:
     svg = picture(state, 0, f"Go board, {size}x{size}")
     assert svg is not None and svg.startswith("<svg ") and "<title>Go board" in svg
     image = rasterised(svg)
-    assert image.size == (pictures.WIDTH * pictures.SCALE,) * 2  # drawn at twice its shown size
+    assert image.size == (raster.WIDTH * raster.SCALE,) * 2  # drawn at twice its shown size
     stones = re.findall(r'data-point="([A-T]\d+)" data-stone="([bw])"', svg)
     assert len(stones) == state.grid.count("b") + state.grid.count("w")
     if size == "19":

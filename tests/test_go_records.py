@@ -14,7 +14,7 @@ from pbm.games import GameRecord, RecordedMove
 from pbm.games.go import GO
 from pbm.games.go.position import GoState
 from pbm.games.go.sgf import SGF, read_record
-from pbm.record import parse_record, replay
+from pbm.usecases.records.replay import parse_record, replay
 
 STARTED = datetime(2026, 11, 27, 9, 30, tzinfo=UTC)
 # A 9x9 game both players pass in, scored with nothing dead: Black's E5 and F5

@@ -11,7 +11,7 @@ from PIL import Image
 
 import pbm.games
 from pbm.games.hex import HEX, HexState
-from pbm.mail import pictures
+from pbm.usecases.pictures import raster
 
 
 def position(size: int) -> HexState:
@@ -27,9 +27,9 @@ def test_the_picture_is_drawn_by_resvg_into_a_png_with_both_colours(size: int) -
     assert svg is not None and svg.startswith("<svg ")
     width = int(re.search(r'width="(\d+)"', svg).group(1))  # type: ignore[union-attr]
     assert 480 <= width <= 560
-    png = pictures.png_of_svg(svg)
+    png = raster.png_of_svg(svg)
     image = Image.open(io.BytesIO(png)).convert("RGB")
-    assert image.width == pictures.WIDTH * pictures.SCALE and 400 < image.height < 960
+    assert image.width == raster.WIDTH * raster.SCALE and 400 < image.height < 960
     colours = [(n, rgb) for n, rgb in image.getcolors(256 * 256) or [] if isinstance(rgb, tuple)]
     assert len(colours) > 8  # more than a blank page
     reds = sum(n for n, (r, g, b) in colours if r > 150 and g < 100 and b < 100)
@@ -58,5 +58,5 @@ def test_both_seats_see_the_same_board_and_a_swap_marks_the_swapped_stone() -> N
 
 
 def test_the_13x13_picture_is_small_enough_to_mail() -> None:
-    png = pictures.png_of_svg(position(13).picture(0, "Hex", ""))
+    png = raster.png_of_svg(position(13).picture(0, "Hex", ""))
     assert png.startswith(b"\x89PNG") and len(png) < 60_000

@@ -17,7 +17,7 @@ from pbm.cli import main
 from pbm.games import GameRecord, RecordedMove
 from pbm.games.hex import HEX, HexState
 from pbm.games.hex.sgf import SGF, read_sgf, write_sgf
-from pbm.record import parse_record, replay
+from pbm.usecases.records.replay import parse_record, replay
 
 
 def random_game(seed: int, size: int = 7, swap: bool = True) -> tuple[list[str], str]:

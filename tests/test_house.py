@@ -42,17 +42,17 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "pbm.replies",
             "pbm.ratings",
             "pbm.glicko",
-            "pbm.record",
             "pbm.timecontrol",
             "pbm.config",
             "pbm.verbs",
+            "pbm.logs",
         ),
     ),
     ("store", ("pbm.store", "pbm.migrations")),
-    ("use cases", ("pbm.usecases", "pbm.archive")),
+    ("use cases", ("pbm.usecases",)),
     ("commands", ("pbm.commands",)),
-    ("mail", ("pbm.mail",)),
-    ("shell", ("pbm.runners", "pbm.web", "pbm.cli", "pbm.__main__")),
+    ("mail", ("pbm.mail", "pbm.usecases.pictures.raster")),
+    ("shell", ("pbm.smtp", "pbm.runners", "pbm.web", "pbm.cli", "pbm.__main__")),
 )
 DATABASE_LIBRARIES = ("sqlalchemy", "sqlmodel")
 # What the shell may import of the database library: its errors, the session's type.

@@ -1,4 +1,4 @@
-"""The limits on automatic mail (pbm.usecases.limits, pbm.store.limits), on a real database."""
+"""The limits on automatic mail (pbm.usecases.limits, pbm.store.answer_counts)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 from pbm.config import LimitsConfig
 from pbm.replies import MailKind, Reply
+from pbm.store.answer_counts import count_answer
 from pbm.store.engine import Database
-from pbm.store.limits import count_answer
 from pbm.usecases.limits import Window, screen
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)

@@ -1,4 +1,4 @@
-"""The listener (pbm.runners.listener) over real loopback connections.
+"""The listener (pbm.smtp) over real loopback connections.
 
 The listener runs in this process, on an event loop of its own (a thread), as
 ``pbm serve`` starts it (``listen``), over a real SQLite file; the tests are
@@ -24,10 +24,11 @@ from pathlib import Path
 import pytest
 
 from pbm.config import Config, DatabaseConfig, MailConfig, SmtpConfig
-from pbm.mail import status
 from pbm.mail.addresses import CHAT, FOLLOW, bounce_address, context_address, token_address
-from pbm.runners.listener import InboxHandler, Listener, listen
-from pbm.runners.rates import ClientRates, SlidingWindow
+from pbm.smtp import codes
+from pbm.smtp.handler import InboxHandler
+from pbm.smtp.lifecycle import Listener, listen
+from pbm.smtp.rates import ClientRates, SlidingWindow
 from pbm.store.engine import Database
 
 WAIT = 30.0  # seconds: a deadline for what should happen at once
@@ -186,7 +187,7 @@ def test_recipients_past_the_limit_get_452_and_the_mail_goes_to_the_first_100(
         # Someone else's address is still refused as such (we relay nothing).
         assert s.docmd(f"RCPT TO:<{STRANGER}>")[0] == 550
         assert [a[0] for a in answers[:100]] == [250] * 100
-        assert {reply(a) for a in answers[100:]} == {status.TOO_MANY_RECIPIENTS}
+        assert {reply(a) for a in answers[100:]} == {codes.TOO_MANY_RECIPIENTS}
         assert len(answers[100:]) == 50
         code, text = s.data(mail())
         assert code == 250, text
@@ -242,7 +243,7 @@ def test_unknown_reply_addresses_pass_rcpt_no_more(
             assert s.docmd("MAIL FROM:<alice@example.org>")[0] == 250
             for address in forged:
                 assert reply(s.docmd(f"RCPT TO:<{address}>")) == (
-                    status.NO_SUCH_ADDRESS.format(address=address)
+                    codes.NO_SUCH_ADDRESS.format(address=address)
                 ), address
             for address in good:
                 assert s.docmd(f"RCPT TO:<{address}>")[0] == 250, address
@@ -271,7 +272,7 @@ def test_the_61st_mail_in_a_minute_gets_451_and_is_taken_when_the_minute_has_pas
         for n in range(30, 60):
             s.sendmail("alice@example.org", [ADDRESS], mail(n))
         # The 61st MAIL within the minute.
-        assert reply(s.docmd("MAIL FROM:<alice@example.org>")) == status.TOO_MANY_MAILS
+        assert reply(s.docmd("MAIL FROM:<alice@example.org>")) == codes.TOO_MANY_MAILS
         assert s.docmd(f"RCPT TO:<{ADDRESS}>")[0] == 503  # no transaction was begun
         s.rset()
         # From another address: its own minute.
@@ -281,7 +282,7 @@ def test_the_61st_mail_in_a_minute_gets_451_and_is_taken_when_the_minute_has_pas
         clock.advance(30)
         for n in range(60, 90):
             s.sendmail("alice@example.org", [ADDRESS], mail(n))
-        assert reply(s.docmd("MAIL FROM:<alice@example.org>")) == status.TOO_MANY_MAILS
+        assert reply(s.docmd("MAIL FROM:<alice@example.org>")) == codes.TOO_MANY_MAILS
         s.rset()
         clock.advance(30)
         s.sendmail("alice@example.org", [ADDRESS], mail(90))
@@ -314,7 +315,7 @@ def test_the_61st_connection_in_a_minute_is_greeted_with_421_and_closed(
     for _ in range(60):
         with smtp_listener.smtp() as s:
             assert s.noop()[0] == 250
-    refused = (status.TOO_MANY_CONNECTIONS + "\r\n").encode() + b"<closed>"
+    refused = (codes.TOO_MANY_CONNECTIONS + "\r\n").encode() + b"<closed>"
     assert greeting(smtp_listener.port) == refused  # RFC 5321 3.8
     with pytest.raises(smtplib.SMTPConnectError) as exc:
         smtp_listener.smtp()
@@ -345,14 +346,14 @@ def test_lmtp_answers_once_per_accepted_recipient(lmtp_listener: Running, db_fil
         assert code == 250, text
         assert s.docmd("MAIL FROM:<alice@example.org>")[0] == 250
         assert s.docmd(f"RCPT TO:<{ADDRESS}>")[0] == 250
-        assert reply(s.docmd(f"RCPT TO:<{STRANGER}>")) == status.NO_SUCH_USER.format(
+        assert reply(s.docmd(f"RCPT TO:<{STRANGER}>")) == codes.NO_SUCH_USER.format(
             address=STRANGER
         )
         assert s.docmd(f"RCPT TO:<{bob(1)}>")[0] == 250
         answers = lmtp_data(s, mail(), 2)
         assert answers == [
-            status.LMTP_QUEUED.format(address=ADDRESS, id=1),
-            status.LMTP_QUEUED.format(address=bob(1), id=1),
+            codes.LMTP_QUEUED.format(address=ADDRESS, id=1),
+            codes.LMTP_QUEUED.format(address=bob(1), id=1),
         ]
         assert s.noop()[0] == 250  # nothing more was said: client and server agree
         # One recipient, the way a mail server mostly hands mail over: smtplib reads it.
@@ -376,8 +377,8 @@ def test_lmtp_a_failed_commit_answers_451_for_every_recipient(
         assert s.docmd(f"RCPT TO:<{bob(1)}>")[0] == 250
         answers = lmtp_data(s, mail(), 2)
         assert answers == [
-            status.LMTP_TRY_AGAIN.format(address=ADDRESS),
-            status.LMTP_TRY_AGAIN.format(address=bob(1)),
+            codes.LMTP_TRY_AGAIN.format(address=ADDRESS),
+            codes.LMTP_TRY_AGAIN.format(address=bob(1)),
         ]
         assert "database" not in " ".join(answers)  # nothing of our internals on the wire
         assert s.noop()[0] == 250

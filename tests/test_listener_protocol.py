@@ -29,7 +29,7 @@ from test_listener import (  # noqa: F401 (fixtures)
     socket_path,
 )
 
-from pbm.mail import status
+from pbm.smtp import codes
 
 
 @pytest.fixture
@@ -49,7 +49,7 @@ def test_no_auth_before_or_after_starttls_and_starttls_only_once(tls_listener: R
         s.ehlo("client.example")
         assert not s.has_extn("auth"), s.esmtp_features
         assert not s.has_extn("starttls")
-        assert reply(s.docmd("STARTTLS")) == status.TLS_ACTIVE
+        assert reply(s.docmd("STARTTLS")) == codes.TLS_ACTIVE
         assert s.noop()[0] == 250  # the session goes on, inside TLS
         assert s.sendmail("alice@example.org", [ADDRESS], mail()) == {}
 
@@ -65,8 +65,8 @@ def test_auth_login_under_tls_floods_the_log_no_more(
         s.starttls(context=ssl._create_unverified_context())
         s.ehlo("client.example")
         answers = {reply(s.docmd("AUTH LOGIN")) for _ in range(200)}
-        assert answers == {status.NO_AUTH}
-        assert reply(s.docmd("AUTH PLAIN AGFsaWNlAHB3")) == status.NO_AUTH
+        assert answers == {codes.NO_AUTH}
+        assert reply(s.docmd("AUTH PLAIN AGFsaWNlAHB3")) == codes.NO_AUTH
         assert s.noop()[0] == 250  # the session goes on
         assert s.sendmail("alice@example.org", [ADDRESS], mail()) == {}
     about_auth = [r.getMessage() for r in caplog.records if r.name == "pbm.listener"]
@@ -91,8 +91,8 @@ def test_an_oversize_mail_over_lmtp_is_refused_for_every_recipient(
             big = mail() + b"x" * 80 + (b"\r\n" + b"y" * 76) * 60 + b"\r\n"
             answers = lmtp_data(s, big, 2)
             assert answers == [
-                status.LMTP_TOO_BIG.format(address=ADDRESS),
-                status.LMTP_TOO_BIG.format(address=bob(1)),
+                codes.LMTP_TOO_BIG.format(address=ADDRESS),
+                codes.LMTP_TOO_BIG.format(address=bob(1)),
             ]
             assert s.noop()[0] == 250  # client and server agree on what was said
     finally:
@@ -109,7 +109,7 @@ def test_an_oversize_mail_over_smtp_gets_one_552(db_file: Path) -> None:
             assert s.docmd(f"RCPT TO:<{ADDRESS}>")[0] == 250
             assert s.docmd("DATA")[0] == 354
             s.send(mail() + (b"y" * 76 + b"\r\n") * 60 + b".\r\n")
-            assert reply(s.getreply()) == status.TOO_BIG
+            assert reply(s.getreply()) == codes.TOO_BIG
             assert s.noop()[0] == 250
     finally:
         running.stop()
@@ -123,7 +123,7 @@ def test_envelope_addresses_with_controls_are_refused(
         s.command_encoding = "utf-8"  # as SMTPUTF8 clients write
         s.ehlo("client.example")
         sender = f"eve{control}@example.org"
-        assert reply(s.docmd(f"MAIL FROM:<{sender}>")) == status.BAD_ADDRESS
+        assert reply(s.docmd(f"MAIL FROM:<{sender}>")) == codes.BAD_ADDRESS
         assert s.docmd("MAIL FROM:<eve@example.org>")[0] == 250
-        assert reply(s.docmd(f"RCPT TO:<pbm{control}@example.org>")) == status.BAD_ADDRESS
+        assert reply(s.docmd(f"RCPT TO:<pbm{control}@example.org>")) == codes.BAD_ADDRESS
     assert inbox_recipients(db_file) == []

@@ -7,11 +7,12 @@ import re
 
 from conftest import accepted
 
-from pbm.usecases import queries, records, unit
+from pbm.usecases import queries, unit
 from pbm.usecases.auth import Password, Who
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move, Resign
-from pbm.usecases.reading import History
+from pbm.usecases.queries.reading import History
+from pbm.usecases.records import formats
 from pbm.usecases.site import Site
 
 ALICE = "alice@example.org"
@@ -36,7 +37,7 @@ def test_accasta_counts_every_turn_everywhere(site: Site) -> None:
     assert re.search(rf"^\s+3\. alice\s+{re.escape(moves[2])}", body, re.M)
     mail = queries.view(site, board)
     assert mail.move_number(3) == 3
-    text = records.record_text(queries.board(site, board))
+    text = formats.record_text(queries.board(site, board))
     assert f"1. {moves[0]} 2. {moves[1]}\n3. {moves[2]}\n" in text
 
 

@@ -12,9 +12,9 @@ import pytest
 from PIL import Image
 
 import pbm.games
-from pbm.mail import pictures
-from pbm.record import parse_record
 from pbm.replies import Picture
+from pbm.usecases.pictures import raster
+from pbm.usecases.records.replay import parse_record
 
 DATA = Path(__file__).parent / "data"
 ACCASTA, CHESS = pbm.games.get("accasta"), pbm.games.get("chess")
@@ -34,7 +34,7 @@ def states(name: str) -> list[tuple[pbm.games.GameState, str]]:
 def drawn(state: pbm.games.GameState, seat: int, last: str) -> bytes:
     svg = pbm.games.picture(state, seat, "board", last)
     assert svg is not None
-    return pictures.png_of_svg(svg)
+    return raster.png_of_svg(svg)
 
 
 def colours(png: bytes) -> set[tuple[int, int, int]]:
@@ -56,7 +56,7 @@ def test_every_sample_picture_is_twice_as_wide_as_shown_and_small_enough_to_mail
             assert len(png) <= LIMIT, (name, last)
             image = Image.open(io.BytesIO(png))
             assert image.format == "PNG" and image.mode == "P"  # a palette: few colours
-            assert image.size == (pictures.WIDTH * 2, 840)
+            assert image.size == (raster.WIDTH * 2, 840)
 
 
 def test_a_chess_game_s_pictures_are_small_enough_to_mail() -> None:
@@ -88,7 +88,7 @@ def test_the_pieces_and_the_last_move_keep_their_colours() -> None:
 def test_a_picture_is_drawn_from_its_stored_position_and_seat() -> None:
     state, last = ACCASTA.new().play("a1:C+b2,HS-c1")
     picture = Picture("accasta", state.dump(), 1, last, "board")
-    assert pictures.png(picture) == drawn(state, 1, last)
-    assert pictures.png(picture) != drawn(state, 0, last)
+    assert raster.png(picture) == drawn(state, 1, last)
+    assert raster.png(picture) != drawn(state, 0, last)
     with pytest.raises(ValueError, match="width and height"):
-        pictures.png_of_svg('<svg xmlns="http://www.w3.org/2000/svg"/>')
+        raster.png_of_svg('<svg xmlns="http://www.w3.org/2000/svg"/>')

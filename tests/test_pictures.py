@@ -14,7 +14,7 @@ import pbm.games
 from pbm.games.accasta import AccastaState
 from pbm.games.accasta.board import CASTLES, CELLS, INDEX
 from pbm.games.accasta.picture import CELL_RADIUS, cell_centre
-from pbm.record import parse_record
+from pbm.usecases.records.replay import parse_record
 
 DATA = Path(__file__).parent / "data"
 NS = {"svg": "http://www.w3.org/2000/svg"}

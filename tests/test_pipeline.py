@@ -21,9 +21,10 @@ from pbm.mail.addresses import BOARD, CHAT, FOLLOW, context_address, token_addre
 from pbm.mail.pipeline import Env, Mail, run_steps
 from pbm.refusals import BadRequest, Refuse, Refused, WrongPassword
 from pbm.replies import Reply
-from pbm.usecases import moves, reading, talk
+from pbm.usecases import moves, talk
 from pbm.usecases.answers import error_reply, refusal_reply
 from pbm.usecases.auth import ByReply, Password, Who
+from pbm.usecases.queries import reading
 from pbm.usecases.unit import Request
 
 SERVER = "pbm@example.org"

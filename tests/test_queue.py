@@ -33,8 +33,8 @@ from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move as MoveAction
 from pbm.usecases.moves import Resign
 from pbm.usecases.proposals import Accept, Undo
+from pbm.usecases.queries.reading import History
 from pbm.usecases.queue import CLEAR, Queue
-from pbm.usecases.reading import History
 from pbm.usecases.site import Site
 
 PW = Password("pw")

@@ -29,7 +29,7 @@ from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move, Resign
 from pbm.usecases.proposals import Cancel
 from pbm.usecases.queries import RatingLine
-from pbm.usecases.reading import Ratings
+from pbm.usecases.queries.reading import Ratings
 from pbm.usecases.site import Site
 
 ACCASTA = pbm.games.get("accasta")

@@ -1,4 +1,4 @@
-"""Tests for game records (pbm.record): reading published games and replaying them.
+"""Tests for game records (pbm.usecases.records.replay): reading published games and replaying them.
 
 The fixtures in tests/data are the sample games of the rules texts: the
 standard game Stein - Williams (2004) from Dieter Stein's article and the
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pbm.games.accasta import ACCASTA
-from pbm.record import RecordError, parse_record, replay
+from pbm.usecases.records.replay import RecordError, parse_record, replay
 
 DATA = Path(__file__).parent / "data"
 SEEDS_CANDIDATES = (

@@ -16,12 +16,12 @@ from test_inbox_runner import mails_to, make_runner, run
 
 from pbm.config import Config
 from pbm.mail.message import build_message
-from pbm.record import parse_record, replay
 from pbm.store.engine import Database
 from pbm.usecases import unit
 from pbm.usecases.auth import Password, Who
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move
+from pbm.usecases.records.replay import parse_record, replay
 from pbm.usecases.site import Site
 
 ALICE = "alice@example.org"

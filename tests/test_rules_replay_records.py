@@ -10,7 +10,8 @@ from click.testing import CliRunner
 from test_archive import new_board, play, random_moves, resign
 
 from pbm.cli import main
-from pbm.usecases import queries, records
+from pbm.usecases import queries
+from pbm.usecases.records import formats
 from pbm.usecases.site import Site
 
 
@@ -25,8 +26,8 @@ def test_the_json_record_replays_like_the_text_record(site: Site, tmp_path: Path
     play(site, board, moves)
     resign(site, board, "alice")
     played = queries.board(site, board)
-    (tmp_path / "game.json").write_text(records.record_json(played), encoding="utf-8")
-    (tmp_path / "game.txt").write_text(records.record_text(played), encoding="utf-8")
+    (tmp_path / "game.json").write_text(formats.record_json(played), encoding="utf-8")
+    (tmp_path / "game.txt").write_text(formats.record_text(played), encoding="utf-8")
     json_code, json_out, _ = replay(tmp_path / "game.json")
     text_code, text_out, _ = replay(tmp_path / "game.txt")
     assert json_code == text_code == 0

@@ -19,8 +19,8 @@ from conftest import T0, Clock
 from smtp_relay import outbound_config
 from test_outbox_runner import enqueue, reply, row_of
 
+from pbm.logs import Throttled
 from pbm.mail.transports import MaildirTransport
-from pbm.runners.logs import Throttled
 from pbm.runners.outbox_runner import LEASE, OutboxRunner
 from pbm.store.engine import Database
 

@@ -61,8 +61,8 @@ from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move as MoveAction
 from pbm.usecases.moves import Resign
 from pbm.usecases.proposals import Accept, Undo
+from pbm.usecases.queries.reading import Show
 from pbm.usecases.queue import CLEAR, Queue
-from pbm.usecases.reading import Show
 from pbm.usecases.site import Site
 from pbm.usecases.talk import Chat, Subscribe
 from pbm.usecases.timers import PauseClocks, ResumeClocks

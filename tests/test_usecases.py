@@ -47,7 +47,7 @@ from pbm.usecases.challenges import CHALLENGE_DAYS, Challenge, ExpireChallenge, 
 from pbm.usecases.moves import Move as MoveAction
 from pbm.usecases.moves import Resign
 from pbm.usecases.proposals import Accept, Cancel, Reject, Undo
-from pbm.usecases.reading import ActiveBoards, History, LegalMoves, Show
+from pbm.usecases.queries.reading import ActiveBoards, History, LegalMoves, Show
 from pbm.usecases.site import Site
 from pbm.usecases.talk import Chat, Subscribe, Unsubscribe
 

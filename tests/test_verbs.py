@@ -26,7 +26,7 @@ from pbm.usecases.auth import Password, Who
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move
 from pbm.usecases.proposals import Undo
-from pbm.usecases.reading import NoCommand, Show
+from pbm.usecases.queries.reading import NoCommand, Show
 from pbm.usecases.site import Site
 from pbm.verbs import VERBS, Reader
 

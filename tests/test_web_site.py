@@ -17,12 +17,13 @@ from conftest import Clock, accepted
 from starlette.testclient import TestClient
 from test_inbox_runner import mails_to
 
-from pbm.usecases import pages, queries, unit
+from pbm.usecases import queries, unit
 from pbm.usecases.accounts import Signup
 from pbm.usecases.auth import Password, Who
 from pbm.usecases.challenges import Challenge
 from pbm.usecases.moves import Move, Resign
 from pbm.usecases.proposals import Accept, Undo
+from pbm.usecases.queries import pages
 from pbm.usecases.queue import Queue
 from pbm.usecases.site import Site
 from pbm.usecases.talk import Subscribe
@@ -400,7 +401,7 @@ def test_the_host_header_is_trusted_no_more(site: Site, web: TestClient) -> None
 def test_the_front_page_pages_newest_move_first_then_boards_without_a_move(
     site: Site, web: TestClient, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pbm.usecases import pages
+    from pbm.usecases.queries import pages
 
     monkeypatch.setattr(pages, "PAGE_SIZE", 2)
     boards = [accepted(site, Challenge("accasta", "alice", "bob", sender=ALICE)) for _ in range(5)]

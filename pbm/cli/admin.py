@@ -14,11 +14,10 @@ from pathlib import Path
 
 import click
 
-from pbm import archive as archive_mod
 from pbm import config as config_mod
 from pbm.cli.output import emit, json_option
 from pbm.cli.rules import parse_options
-from pbm.cli.site import (
+from pbm.cli.startup import (
     load_config,
     located,
     open_database,
@@ -30,10 +29,12 @@ from pbm.mail.controls import strip_controls
 from pbm.model import BoardStatus
 from pbm.store.engine import head_revision, init_db, shown_url
 from pbm.store.engine import upgrade as upgrade_db
-from pbm.usecases import challenges, moves, proposals, queries, records, unit
+from pbm.usecases import challenges, moves, proposals, queries, unit
 from pbm.usecases.auth import ADMIN, Who
 from pbm.usecases.boardtext import render_board_text
 from pbm.usecases.boardview import BoardView
+from pbm.usecases.records import archive as archive_mod
+from pbm.usecases.records import formats
 
 # ---------------------------------------------------------------- init, db
 
@@ -265,7 +266,7 @@ def game_cancel(ctx: click.Context, board: int) -> None:
     default=None,
     help="The folder of the records (default: archive/ in server.data_dir).",
 )
-@click.option("--format", "fmt", type=click.Choice(records.formats()), default="text")
+@click.option("--format", "fmt", type=click.Choice(formats.formats()), default="text")
 @click.option(
     "--since",
     default=None,
@@ -291,7 +292,7 @@ def archive(ctx: click.Context, out_dir: str | None, fmt: str, since: str | None
             for board in bar:
                 try:
                     arch = archive_mod.archive_board(site, board, out, fmt)
-                except records.NoRecordFormat as exc:  # left for another format
+                except formats.NoRecordFormat as exc:  # left for another format
                     lacking.setdefault(exc.title, []).append(str(board))
                     continue
                 except OSError as exc:  # the game stays unarchived: the next run retries it
@@ -308,7 +309,7 @@ def archive(ctx: click.Context, out_dir: str | None, fmt: str, since: str | None
         )
         if lacking and not written:  # the format fits none of them: a mistake, said so
             raise click.ClickException(
-                f"no game archived as {fmt}: {unfit}; formats: {records.formats_words()}"
+                f"no game archived as {fmt}: {unfit}; formats: {formats.formats_words()}"
             )
         if lacking:
             click.echo(f"not archived as {fmt}: {unfit}", err=True)

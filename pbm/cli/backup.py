@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from pbm.cli.site import load_config, open_database
+from pbm.cli.startup import load_config, open_database
 from pbm.store.backup import BackupError
 from pbm.store.backup import backup as backup_database
 from pbm.store.engine import shown_url, url_of

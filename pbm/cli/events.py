@@ -8,7 +8,7 @@ import click
 
 from pbm.cli.output import emit, json_option
 from pbm.cli.rules import parse_options
-from pbm.cli.site import NOW_HELP, open_site, parse_now, parse_time
+from pbm.cli.startup import NOW_HELP, open_site, parse_now, parse_time
 from pbm.store.events import EventStatus
 from pbm.usecases import events, leagues, unit
 from pbm.usecases.text import fmt_time

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from pbm.cli.output import dumps, json_option
-from pbm.cli.site import open_site
+from pbm.cli.startup import open_site
 from pbm.store import inbox as queue
 
 NOTE_WIDTH = 60
@@ -13,7 +13,7 @@ NOTE_WIDTH = 60
 
 @click.group()
 def inbox() -> None:
-    """Received mail: waiting, acted on, ignored, or set aside (failed)."""
+    """Received mail: waiting, done, ignored, or set aside (failed)."""
 
 
 @inbox.command("list", short_help="Received mails: when, who sent them, their status.")

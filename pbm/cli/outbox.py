@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import click
 
 from pbm.cli.output import dumps, json_option
-from pbm.cli.site import open_site
+from pbm.cli.startup import open_site
 from pbm.store import outbox as queue
 from pbm.store.tables import OutboxMessage
 

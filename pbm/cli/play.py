@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import click
 
 from pbm.cli.output import emit, json_option
-from pbm.cli.site import NOW_HELP, open_site, parse_now
+from pbm.cli.startup import NOW_HELP, open_site, parse_now
 from pbm.runners.timer_runner import tick as run_tick
 from pbm.usecases import queries, unit
 from pbm.usecases.auth import ADMIN, Who

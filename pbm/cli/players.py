@@ -10,7 +10,7 @@ from datetime import datetime
 import click
 
 from pbm.cli.output import emit, json_option
-from pbm.cli.site import NOW_HELP, open_site, parse_now
+from pbm.cli.startup import NOW_HELP, open_site, parse_now
 from pbm.mail.controls import one_line
 from pbm.usecases import queries, unit
 from pbm.usecases.accounts import ChangePassword, SetFormat, Signup

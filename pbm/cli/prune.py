@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from pbm.cli.site import NOW_HELP, open_site, parse_now
+from pbm.cli.startup import NOW_HELP, open_site, parse_now
 from pbm.store import prune as store_prune
 
 

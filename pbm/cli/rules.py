@@ -10,7 +10,7 @@ import click
 
 from pbm import games
 from pbm.games import BadOption, GameState, IllegalMove, Option
-from pbm.record import RecordError, parse_record, replay
+from pbm.usecases.records.replay import RecordError, parse_record, replay
 
 
 def parse_options(values: Sequence[str]) -> dict[str, str]:

@@ -7,11 +7,10 @@ import logging
 
 import click
 
-from pbm.cli.site import load_config, not_initialised, open_database, readable_by_others
-from pbm.config import Config
-from pbm.runners.listener import CannotListen
-from pbm.runners.logs import configure_logging
-from pbm.runners.serve import serve as run_server
+from pbm.cli.startup import load_config, not_initialised, open_database, readable_by_others
+from pbm.config import CannotListen, Config
+from pbm.logs import configure_logging
+from pbm.runners.server import serve as run_server
 
 
 @click.command(short_help="Run the server: mail, timers, web site.")

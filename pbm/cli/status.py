@@ -15,7 +15,7 @@ import click
 
 from pbm import version
 from pbm.cli.output import dumps
-from pbm.cli.site import NOW_HELP, load_config, open_database, parse_now
+from pbm.cli.startup import NOW_HELP, load_config, open_database, parse_now
 from pbm.model import MailStatus
 from pbm.store import health
 from pbm.store.engine import head_revision, shown_url

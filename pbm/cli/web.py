@@ -8,10 +8,10 @@ import click
 import uvicorn
 
 from pbm.cli.serve import taken_hint
-from pbm.cli.site import load_config, open_site
+from pbm.cli.startup import load_config, open_site
+from pbm.config import CannotListen
+from pbm.logs import configure_logging
 from pbm.runners import website
-from pbm.runners.listener import CannotListen
-from pbm.runners.logs import configure_logging
 from pbm.web.connections import GuardedH11
 
 IDLE_SECONDS = 5

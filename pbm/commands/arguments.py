@@ -13,6 +13,7 @@ from typing import Any
 from pbm.commands.grammar import NUMBER, Arg, Reader, bare, days, listed
 from pbm.commands.spelling import closest
 from pbm.usecases.schedule import BadSchedule, read_schedule
+from pbm.verbs import QUEUE
 
 # A move with its optional guard: "a1:C-d1#7". The last "#" is the guard's: a "#"
 # with nothing after it is a move's own (a mate sign, "Qxf7#").
@@ -206,7 +207,7 @@ OPTIONAL_USERID = _optional("USERID", "userid")
 USERID1 = _word("USERID1", "userid")
 USERID2 = _word("USERID2", "userid2")
 MOVE = Arg("MOVE[#N]", _move)
-QUEUED = Arg("[MOVE if THEIR-MOVE|if THEIR-MOVE then MOVE...|show|clear]", _queued)
+QUEUED = Arg(QUEUE.args, _queued)
 NOTIFY = Arg("each|digest HH:MM[,HH:MM] [TIMEZONE]", _notify)
 DAYS = Arg("DAYS|off|status", _days_or_off)
 

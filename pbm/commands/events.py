@@ -10,7 +10,7 @@ from pbm.commands.arguments import PASSWORD, USERID
 from pbm.commands.grammar import NUMBER, Arg, Args, Built, Command, Context, Reader, listed
 from pbm.usecases import events, leagues
 from pbm.usecases.eventplay import LEAVING_RULE
-from pbm.usecases.reading import Answer
+from pbm.usecases.queries.reading import Answer
 from pbm.usecases.text import wrap
 
 

@@ -12,7 +12,7 @@ from pbm.commands.arguments import OPTIONAL_GAME
 from pbm.commands.grammar import Args, Built, Command, Context
 from pbm.model import rules_of
 from pbm.usecases.computer import ComputerHelp
-from pbm.usecases.reading import Answer
+from pbm.usecases.queries.reading import Answer
 from pbm.usecases.text import WIDTH, wrap
 
 _FORM_WIDTH = 37  # a form longer than this has its help on the next line

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pbm import verbs
 from pbm.commands.arguments import BOARD, OPTIONAL_USERID, USERID
 from pbm.commands.grammar import Args, Built, Command, Context, reply_command
-from pbm.usecases import nextgame, reading
+from pbm.usecases import nextgame
+from pbm.usecases.queries import reading
 
 
 def _show(args: Args, ctx: Context) -> Built:

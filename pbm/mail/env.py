@@ -1,7 +1,7 @@
 """What the inbox steps may know of the site: its settings, and a few looks at its database.
 
 The steps (``pbm.mail.pipeline``) and the reading of a mail's lines
-(``pbm.mail.reading``) read the database only through an ``Env``; the inbox
+(``pbm.mail.command_lines``) read the database only through an ``Env``; the inbox
 runner makes one over a snapshot, the tests over plain functions.
 """
 

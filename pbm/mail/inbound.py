@@ -95,7 +95,7 @@ def read_message(
             token=_token(rcpt, server_address),
             ignore_reason=ignore,
         )
-    except Exception as exc:  # a parser bug must not lose the mail's log line or crash the worker
+    except Exception as exc:  # a parser bug must not lose the mail's log line or crash the runner
         return Inbound(
             sender=return_path,
             sender_name="",

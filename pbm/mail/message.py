@@ -24,8 +24,8 @@ from typing import Protocol
 from pbm.config import Config
 from pbm.mail.addresses import BOARD, BOARD_KINDS, context_address, thread_root
 from pbm.mail.html import Shown, html_part_of
-from pbm.mail.pictures import png
 from pbm.replies import attachments_of, pictures_of
+from pbm.usecases.pictures.raster import png
 
 MAX_LINE = 78  # RFC 5322 2.1.1: lines SHOULD be no more than 78 characters
 

@@ -5,10 +5,10 @@ go on or settles it (``Mail.settle``): ``parse`` (decode; never fails) ->
 ``bounce`` (a delivery report to a return path of ours marks the address) ->
 ``screen`` (robots, bounces, lists and loops get no answer) -> ``dedupe`` (a
 Message-ID already acted on) -> ``find_commands`` (reply, subject or body
-mode; each line parsed once: ``pbm.mail.reading``). What a mail asks for ends up as
-``Request``s in ``Mail.requests``, for the inbox worker to carry out
-(``pbm.usecases.unit``) together with the rest of its batch. Steps read the
-database only through ``Env``; they write nothing.
+mode; each line parsed once: ``pbm.mail.command_lines``). What a mail asks for ends
+up as ``Request``s in ``Mail.requests``, for the inbox runner to carry out
+(``pbm.usecases.unit``). Steps read the database only through ``Env``; they write
+nothing.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from pbm.mail.bounces import report_for
+from pbm.mail.command_lines import read_commands
+from pbm.mail.dsn import report_for
 from pbm.mail.env import Env
 from pbm.mail.inbound import Inbound, read_message
-from pbm.mail.reading import read_commands
 from pbm.model import MailStatus
 from pbm.usecases.bounces import Bounced
 from pbm.usecases.unit import Outcome, Request
@@ -128,9 +128,9 @@ def dedupe(mail: Mail, env: Env) -> None:
 
 
 def find_commands(mail: Mail, env: Env) -> None:
-    """Find the commands (reply, subject or body mode: ``pbm.mail.reading``) and make each
-    a request; the passwords they hold are noted (``Mail.secrets``), so the stored mail
-    keeps none."""
+    """Find the commands (reply, subject or body mode: ``pbm.mail.command_lines``) and
+    make each a request; the passwords they hold are noted (``Mail.secrets``), so the
+    stored mail keeps none."""
     assert mail.inbound is not None
     found = read_commands(mail.inbound, env, mail.message_id)
     mail.requests += found.requests
@@ -149,7 +149,7 @@ def run_steps(mail: Mail, env: Env) -> Mail:
             step(mail, env)
             if mail.outcome is not None:
                 break
-    except Exception as exc:  # a bug must never stop the worker
+    except Exception as exc:  # a bug must never stop the runner
         mail.requests.clear()
         mail.settle(MailStatus.FAILED, f"{type(exc).__name__}: {exc}")
     return mail

@@ -15,7 +15,7 @@ import asyncio
 import logging
 from typing import Generic, TypeVar
 
-from pbm.runners.logs import Throttled
+from pbm.logs import Throttled
 
 T = TypeVar("T")
 

@@ -141,7 +141,7 @@ class OutboxRunner(Runner[outbox.ClaimedMail]):
 
     def _return_path(self, outbox_id: int) -> str:
         """The envelope sender of a reply: its own bounce address (VERP), so a bounce
-        names the reply it is for (``pbm.mail.bounces``); without a secret, ours."""
+        names the reply it is for (``pbm.mail.dsn``); without a secret, ours."""
         mail = self.config.mail
         if not mail.secret:
             return mail.address

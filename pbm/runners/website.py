@@ -11,9 +11,9 @@ it runs, so no other program can take the port while the site is started again, 
 visitor who comes meanwhile waits in its backlog.
 
 When it ends without being asked to (killed, crashed), it is logged and started again
-at once, as the inbox worker's processes are; when it ends again within
-``QUICK_SECONDS`` of its start, after a wait that doubles from 1 s up to
-``MAX_BACKOFF_SECONDS``: a site that cannot start is retried, not spun.
+at once; when it ends again within ``QUICK_SECONDS`` of its start, after a wait that
+doubles from 1 s up to ``MAX_BACKOFF_SECONDS``: a site that cannot start is retried,
+not spun.
 """
 
 from __future__ import annotations
@@ -27,8 +27,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from pbm.config import Config, WebConfig
-from pbm.runners.listener import CannotListen
+from pbm.config import CannotListen, Config, WebConfig
 
 log = logging.getLogger("pbm.web")
 

@@ -1,4 +1,4 @@
-"""What the read-only web site reads (``pbm.usecases.pages``): public boards, players,
+"""What the read-only web site reads (``pbm.usecases.queries.pages``): public boards, players,
 ratings and feeds, each list one indexed query a page, as rows.
 
 Only what anyone may see: boards in play or played (``pbm.model.SHOWN``; a

@@ -19,8 +19,8 @@ from typing import Protocol
 from pbm.model import Account, Away, Board, Key, Pause, account_key, board_key
 from pbm.store import Session
 from pbm.store.accounts import add_failure, save_account
+from pbm.store.answer_counts import count_notice
 from pbm.store.boards import save_board, save_timer
-from pbm.store.limits import count_notice
 from pbm.store.stops import add_grant, save_pause, save_vacation
 from pbm.usecases.clocks import next_timer
 

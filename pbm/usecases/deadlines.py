@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 from icalendar import TRANSP, Alarm, Calendar, Event, vDuration
 
-from pbm.usecases.pages import NotShown, confirmed
+from pbm.usecases.queries.pages import NotShown, confirmed
 from pbm.usecases.site import Site
 from pbm.usecases.waiting import boards_of, waiting_for
 from pbm.usecases.weblinks import board_url

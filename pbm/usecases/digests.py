@@ -5,7 +5,7 @@ PW each`` (the default) goes back. A player's digest (``SendDigest``, carried ou
 the timers at his times) lists every board that waits for his move, the least time
 left first, each with the opponent's last move, its diagram (a picture in the HTML
 part) and the time left; a reply to it moves on several boards at once, a line
-``B: MOVE`` each (``pbm.mail.digests``). Meanwhile the board mails that can wait (his
+``B: MOVE`` each (``pbm.mail.digest_replies``). Meanwhile the board mails that can wait (his
 opponent moved: ``MailKind.MOVED``) are not sent him (``limits.screen``): what cannot wait
 still comes at once (challenges, undo and draw requests, a game's end, the last
 reminder).
@@ -24,7 +24,7 @@ from pbm.timecontrol import duration_words
 from pbm.usecases.auth import Actor
 from pbm.usecases.boardtext import diagram
 from pbm.usecases.moves import acting
-from pbm.usecases.pictures import board_picture, draws_pictures
+from pbm.usecases.pictures.choice import board_picture, draws_pictures
 from pbm.usecases.readers import account_nonce
 from pbm.usecases.schedule import BadSchedule, Schedule, read_schedule
 from pbm.usecases.text import fmt_time, wrap

@@ -16,7 +16,7 @@ from pbm.usecases.cupplay import cup_lines
 from pbm.usecases.eventplay import EventState, game_of, names_of, read_event
 from pbm.usecases.events import EventLine, event_lines
 from pbm.usecases.leagues import LeagueLine, league_lines, league_name, variant_of
-from pbm.usecases.pages import MAX_NUMBER, NotShown
+from pbm.usecases.queries.pages import MAX_NUMBER, NotShown
 from pbm.usecases.site import Site
 from pbm.usecases.standings import Line
 from pbm.usecases.world import World

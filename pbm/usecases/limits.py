@@ -43,8 +43,7 @@ from datetime import datetime, timedelta
 from pbm.config import LimitsConfig
 from pbm.replies import MailKind, Reply
 from pbm.store import Session, outbox
-from pbm.store.digests import digest_readers
-from pbm.store.limits import (
+from pbm.store.answer_counts import (
     answers_in,
     answers_since,
     count_answer,
@@ -53,6 +52,7 @@ from pbm.store.limits import (
     is_player_address,
     uncount_answer,
 )
+from pbm.store.digests import digest_readers
 from pbm.usecases.text import fmt_time, wrap
 
 log = logging.getLogger("pbm.limits")

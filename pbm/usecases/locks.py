@@ -14,7 +14,7 @@ from pbm.config import LimitsConfig
 from pbm.model import AccountStatus, Key
 from pbm.replies import MailKind
 from pbm.store import Session
-from pbm.store import limits as counts
+from pbm.store import answer_counts as counts
 from pbm.store.accounts import forget_failures, last_failure
 from pbm.usecases.auth import Actor, locked_out
 from pbm.usecases.text import fmt_time, note

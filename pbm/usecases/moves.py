@@ -179,8 +179,8 @@ class Move:
             raise NotYourTurn(
                 f"It is {other}'s turn on board {board.number}, not yours. To have your move "
                 f"played as soon as {other} has moved, reply to your board mail with "
-                f"{verbs.QUEUE}, or send: {board.game} {verbs.QUEUE.name} {board.number} "
-                f"{mover.display} PASSWORD MOVE"
+                f"{verbs.QUEUE.name} MOVE [if THEIR-MOVE], or send: {board.game} "
+                f"{verbs.QUEUE.name} {board.number} {mover.display} PASSWORD MOVE"
             )
         new_state, canonical = play(state, text)
         now = world.now

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pbm.model import Follower
 from pbm.refusals import BadRequest, NotAPlayer
 from pbm.replies import MailKind, Reply
-from pbm.store.limits import boards_followed
+from pbm.store.answer_counts import boards_followed
 from pbm.usecases.auth import Actor
 from pbm.usecases.boardmail import audience
 from pbm.usecases.boardtext import render_board_mail

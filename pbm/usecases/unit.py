@@ -51,7 +51,7 @@ from pbm.usecases.auth import (
 )
 from pbm.usecases.changes import AccountChange, BoardChange, Change, VacationChange
 from pbm.usecases.extras import noted
-from pbm.usecases.pictures import pictured
+from pbm.usecases.pictures.choice import pictured
 from pbm.usecases.readers import addressed
 from pbm.usecases.site import Site
 from pbm.usecases.threads import threaded

@@ -20,8 +20,8 @@ from pbm.model import Account, Away, Board, Key, Pause, account_key, board_key
 from pbm.refusals import UnknownBoard, UnknownPlayer
 from pbm.store import Session
 from pbm.store.accounts import failures_since, load_accounts, lock_account
+from pbm.store.answer_counts import notices_on
 from pbm.store.boards import load_boards, next_board_number
-from pbm.store.limits import notices_on
 from pbm.store.stops import granted_days, load_pauses, load_vacations
 
 

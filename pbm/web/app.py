@@ -1,7 +1,7 @@
 """The read-only web site: an ASGI application (Starlette, Jinja2 templates).
 
 Mail stays the way to play: the site only shows (GET and HEAD; anything else
-405), reading through ``pbm.usecases.pages``. Every page is escaped by the
+405), reading through ``pbm.usecases.queries.pages``. Every page is escaped by the
 templates (autoescape), sent with a strict Content-Security-Policy (no
 script but the one small file of our own), and cached by browsers and
 proxies: a board's ETag is what its page is made from (``pages.made_of``: its
@@ -37,9 +37,11 @@ from pbm import config, games, version
 from pbm.model import Board
 from pbm.ratings import PROVISIONAL_GAMES
 from pbm.store.engine import Database
-from pbm.usecases import deadlines, pages, records
+from pbm.usecases import deadlines
 from pbm.usecases.boardview import board_view
-from pbm.usecases.pages import NotShown
+from pbm.usecases.queries import pages
+from pbm.usecases.queries.pages import NotShown
+from pbm.usecases.records import formats
 from pbm.usecases.site import TIME_RANGE, Site, in_range
 from pbm.usecases.text import fmt_time
 from pbm.web import connections, events
@@ -281,7 +283,7 @@ class _Views:
             seat=seat,
             picture=f"/boards/{board.number}/picture/{ply}-{seat}."
             f"{picture_tag(board.game, position, last)}.svg",
-            formats=[(f, records.suffix_of(board.game, f)) for f in records.formats_of(board)],
+            formats=[(f, formats.suffix_of(board.game, f)) for f in formats.formats_of(board)],
             title=board.title(),
             seat_names=board.rules.seat_names,
         )
@@ -315,16 +317,16 @@ class _Views:
         board = pages.board(self.site, request.path_params["number"])
         suffix = request.path_params["suffix"]
         fmt = next(
-            (f for f in records.formats_of(board) if records.suffix_of(board.game, f) == suffix),
+            (f for f in formats.formats_of(board) if formats.suffix_of(board.game, f) == suffix),
             None,
         )
         if fmt is None:
             raise NotShown(suffix)
-        text, ending = records.record_in(board, fmt, self._site_name())
+        text, ending = formats.record_in(board, fmt, self._site_name())
         name = f"{board.game}-{board.number}.{ending}"
         return Response(
             text,
-            media_type=records.media_type(board.game, ending),
+            media_type=formats.media_type(board.game, ending),
             headers={"content-disposition": f'attachment; filename="{name}"'},
         )
 

@@ -1,6 +1,6 @@
 """A stroke font for the picture's cell names: capitals A to S and the digits, as lines.
 
-The mail's renderer loads no font (``pbm.mail.pictures``), so a name drawn as
+The mail's renderer loads no font (``pbm.usecases.pictures.raster``), so a name drawn as
 SVG text would not show: each character is a few strokes on a grid 4 wide
 and 6 high (y down), drawn as one path with round ends. Corners are cut
 instead of curved, which reads well at the 8 to 12 pixels the names have.

@@ -25,7 +25,7 @@ is c2), ``swap``/``swap-pieces``, and ``resign`` as a move. The tags read
 are the root's properties, with ``size`` (from ``SZ``), ``swap`` (from
 ``RU``) and ``Game`` added for the replay. The format recognizes an SGF
 game tree of Hex (``GM[11]``, or no ``GM``); pbm's text record of a Hex
-game is the shell's to read (``pbm.record``).
+game is the shell's to read (``pbm.usecases.records.replay``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Looking without changing: board lists, rating lists, players, a board's view.
 
-The reading mail commands (``pbm.usecases.reading``) and the command line
+The reading mail commands (``pbm.usecases.queries.reading``) and the command line
 both use these; nothing here writes.
 """
 

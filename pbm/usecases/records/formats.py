@@ -6,7 +6,7 @@ the game numbers them (``Game.move_number``: Accasta every turn, chess
 pairs) with comments in braces, then the result. A game may have record
 formats of its own (``Game.record_formats``, each with its file ending and
 media type), written from the ``GameRecord`` the protocol defines. Written
-to disk by ``pbm.archive``, mailed by ``pbm.usecases.reading.Records``.
+to disk by ``pbm.usecases.records.archive``, mailed by ``pbm.usecases.queries.reading.Records``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from pbm.usecases.boardtext import board_subject, render_board_mail
 from pbm.usecases.boardview import board_view
 from pbm.usecases.queries import rating_lines, summaries
 from pbm.usecases.readers import reader_on
-from pbm.usecases.records import formats_of, media_type, record_in
+from pbm.usecases.records.formats import formats_of, media_type, record_in
 from pbm.usecases.text import wrap
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import World

@@ -1,4 +1,4 @@
-"""The log of ``pbm serve`` and its worker processes: stderr, for the journal."""
+"""The log of ``pbm serve`` and ``pbm web``: stderr, for the journal."""
 
 from __future__ import annotations
 

@@ -35,8 +35,8 @@ from pbm.refusals import BadRequest, ForeignSender, NotAPlayer, Refuse, Refused,
 from pbm.usecases.accounts import Confirm, ConfirmAddress, SetPassword
 from pbm.usecases.answers import Quoted
 from pbm.usecases.auth import ByReply, Who, from_owner, same_mailbox
+from pbm.usecases.queries.reading import Answer, NoCommand
 from pbm.usecases.readers import account_nonce
-from pbm.usecases.reading import Answer, NoCommand
 from pbm.usecases.talk import Chat
 from pbm.usecases.text import wrap
 from pbm.usecases.unaddressed import UnaddressedMove

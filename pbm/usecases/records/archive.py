@@ -1,6 +1,6 @@
 """Finished games -> game records (text, JSON, a game's own) on disk, read back by
-``pbm.record``. The records themselves are made by ``pbm.usecases.records``. A game
-is marked archived when its record is written (it stays in the database).
+``replay``. The records themselves are made by ``formats``. A game is marked archived
+when its record is written (it stays in the database).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from pbm.model import BoardStatus
 from pbm.store.lists import finished_rows
 from pbm.usecases.changes import BoardChange
-from pbm.usecases.records import (
+from pbm.usecases.records.formats import (
     record_in,
     suffix_of,
 )

@@ -20,9 +20,10 @@ from pbm.mail.transports import transport_from_config
 from pbm.runners import website
 from pbm.runners.computer_runner import ComputerRunner
 from pbm.runners.inbox_runner import InboxRunner
-from pbm.runners.listener import InboxHandler, Listener, listen
 from pbm.runners.outbox_runner import SENDS_AT_ONCE, OutboxRunner, worker_name
 from pbm.runners.timer_runner import PruneRunner, TimerRunner
+from pbm.smtp.handler import InboxHandler
+from pbm.smtp.lifecycle import Listener, listen
 from pbm.store import inbox, outbox
 from pbm.store.engine import Database
 from pbm.usecases.site import Site
