@@ -27,7 +27,7 @@ from pbm.mail.addresses import (
     TokenAddress,
     token_address,
 )
-from pbm.mail.digests import DIGEST, DigestReply
+from pbm.mail.digest_replies import DIGEST, DigestReply
 from pbm.mail.env import Env
 from pbm.mail.inbound import Inbound
 from pbm.mail.quotes import command_candidates, subject_command_text
