@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 from conftest import T0, Clock
-from pbm.formats.replay import parse_record, replay
 
 import pbm.games
 from pbm.games import Outcome, Termination
@@ -28,6 +27,7 @@ from pbm.usecases.endings import finish
 from pbm.usecases.moves import Move, Resign
 from pbm.usecases.proposals import Cancel
 from pbm.usecases.records import archive, formats
+from pbm.usecases.records.replay import parse_record, replay
 from pbm.usecases.site import Site
 
 ACCASTA = pbm.games.get("accasta")

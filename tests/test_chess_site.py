@@ -15,7 +15,6 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
-from pbm.formats.replay import parse_record, replay
 
 from pbm.refusals import BoardChanged, IllegalMoveRefused
 from pbm.replies import Reply
@@ -26,6 +25,7 @@ from pbm.usecases.moves import Claim, Move, Resign
 from pbm.usecases.proposals import Accept, OfferDraw
 from pbm.usecases.queries.reading import Show
 from pbm.usecases.records import archive, formats
+from pbm.usecases.records.replay import parse_record, replay
 from pbm.usecases.site import Site
 
 PLAYERS = ("alice", "bob")

@@ -307,7 +307,7 @@ def test_a_mate_sign_and_a_separate_guard() -> None:
             "accasta queue 12 bob pw a1-b1 if g1-f1 if",
             "The line ends with 'if': a move must follow it.\n"
             "accasta queue needs: accasta queue BOARD USERID PASSWORD "
-            "[MOVE if THEIR-MOVE|if THEIR-MOVE then MOVE...|show|clear]",
+            "[MOVE [if THEIR-MOVE]|if THEIR-MOVE then MOVE...|show|clear]",
         ),
         (
             "notify bob pw digest 25:00",
@@ -589,7 +589,7 @@ def test_reply_mode_reads_a_move_on_a_cell_that_is_none_so_the_rules_can_name_it
         (
             "queue a1-b1#3",
             "A queued move takes no #N.\n"
-            "In a reply: queue [MOVE if THEIR-MOVE|if THEIR-MOVE then MOVE...|show|clear]",
+            "In a reply: queue [MOVE [if THEIR-MOVE]|if THEIR-MOVE then MOVE...|show|clear]",
         ),
     ],
 )

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import Clock, accepted
-from pbm.formats.replay import parse_record, replay
 
 import pbm.games
 from pbm import commands, games
@@ -31,6 +30,7 @@ from pbm.usecases.proposals import Accept, Cancel
 from pbm.usecases.queries import pages
 from pbm.usecases.queries.reading import LegalMoves
 from pbm.usecases.records import formats
+from pbm.usecases.records.replay import parse_record, replay
 from pbm.usecases.site import Site
 from pbm.usecases.timers import RunClock
 

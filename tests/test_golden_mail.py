@@ -39,7 +39,7 @@ ALICE, BOB, CAROL = "alice@example.org", "bob@example.net", "carol@example.com"
 PASSWORDS = {"alice": "pw-a", "bob": "pw-b", "carol": "pw-c"}
 ADDRESSES = {"alice": ALICE, "bob": BOB, "carol": CAROL}
 
-_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?")
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]|\s*\n\s*)\d{2}:\d{2}(:\d{2})?")  # may wrap
 _MSGID = re.compile(r"<[^<>@\s]+@[^<>@\s]+>")
 _DAY = re.compile(r"\b(19|20)\d{2}\b")
 

@@ -130,7 +130,7 @@ def test_the_board_mail_and_a_reply_with_no_command_list_the_same_verbs(site: Si
     assert f"By reply you can also send {waiting} or chat [MESSAGE]." in _board_mail(
         site, board, BOB
     )
-    queue = "queue [MOVE if THEIR-MOVE|if THEIR-MOVE then MOVE...|show|clear]"
+    queue = "queue [MOVE [if THEIR-MOVE]|if THEIR-MOVE then MOVE...|show|clear]"
     assert f"may hold {queue}, {waiting} or chat" in _refusal(site, NoCommand(board, "bob"))
 
 

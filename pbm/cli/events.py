@@ -113,7 +113,7 @@ def result(ctx: click.Context, number: int, board: int, result: str) -> None:
 @json_option
 @click.pass_context
 def list_(ctx: click.Context, status: str | None, as_json: bool) -> None:
-    """Tournaments as a table: number, name, game, status, players, games over."""
+    """Tournaments: number, name, game, status, players, games over."""
     statuses: tuple[str, ...] = (
         (EventStatus.OPEN, EventStatus.PLAYING)
         if status is None
@@ -170,7 +170,10 @@ def league_create(
     vacation_days: int | None,
     variant: str | None,
 ) -> None:
-    """Make GAME's league (its first entry by mail makes one with the site's defaults)."""
+    """Make GAME's league.
+
+    Without it, the first entry by mail makes one with the site's defaults.
+    """
     with open_site(ctx) as site:
         unit.run(site, leagues.CreateLeague(game_name, time_control, size, vacation_days, variant))
         click.echo(f"{game_name} league made")
@@ -192,7 +195,10 @@ def season(ctx: click.Context, game_name: str, variant: str | None, now_text: st
 @json_option
 @click.pass_context
 def league_list(ctx: click.Context, as_json: bool) -> None:
-    """Leagues: game, variant, season, members, divisions (their tournament numbers)."""
+    """Leagues: game, variant, season, members, divisions.
+
+    Each division is a tournament; its number is shown with it.
+    """
     with open_site(ctx) as site:
         found = leagues.listed(site)
     records = [

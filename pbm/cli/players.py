@@ -103,7 +103,7 @@ def player_format(ctx: click.Context, userid: str, fmt: str) -> None:
 def player_notify(
     ctx: click.Context, userid: str, how: tuple[str, ...], now_text: str | None
 ) -> None:
-    """How UID's board mails come: each (one a move) or a digest at set times."""
+    """UID's board mails: one a move, or a digest at set times."""
     with open_site(ctx, parse_now(now_text) if now_text else None) as site:
         unit.run(site, SetNotify(" ".join(how)), Who(userid, ADMIN))
         click.echo(f"player {userid}: {' '.join(how)}")
