@@ -48,13 +48,20 @@ def division_of(mail_body: str) -> int:
     return int(m.group(1))
 
 
-def play_out(server: PbmServer, order: list[str], active: list[dict[str, object]]) -> None:
-    """Each board among ``order``'s players resigned by the one lower in ``order``."""
+def play_out(
+    server: PbmServer, sink: Sink, order: list[str], active: list[dict[str, object]]
+) -> None:
+    """Each board among ``order``'s players resigned by mail by the one lower in
+    ``order``; back when each resignation's mail has come."""
+    resigned = []
     for b in active:
         white, black = str(b["white"]), str(b["black"])
         if white in order and black in order:
             loser = white if order.index(white) > order.index(black) else black
-            server.pbm("game", "move", str(b["board"]), loser, "resign")
+            server.send(addr(loser), f"accasta resign {b['board']} {loser} pw")
+            resigned.append((loser, b["board"]))
+    for loser, board in resigned:
+        sink.wait_for(addr(loser), re.compile(rf"Board {board} - (White|Black) wins"))
 
 
 def test_a_league_runs_two_seasons_with_promotion_relegation_a_drop_and_a_newcomer(
@@ -88,11 +95,14 @@ def test_a_league_runs_two_seasons_with_promotion_relegation_a_drop_and_a_newcom
     assert "fewer than half of his games, all of them are struck" in told
     # Division 1 played out by resignations; division 2 too, but p8 never moves.
     active = [b for b in boards(server) if b["status"] == "active"]
-    play_out(server, ["p4", "p3", "p2", "p1"], active)
-    play_out(server, ["p5", "p6", "p7"], active)
+    play_out(server, sink, ["p4", "p3", "p2", "p1"], active)
+    play_out(server, sink, ["p5", "p6", "p7"], active)
     for b in active:
         if b["black"] == "p8":  # his opponent moves first; then p8's clock runs
-            server.pbm("game", "move", str(b["board"]), str(b["white"]), OPENING)
+            server.send(
+                addr(str(b["white"])), f"accasta move {b['board']} {b['white']} pw {OPENING}"
+            )
+            sink.wait_for(addr("p8"), f"Board {b['board']} - p8 to move")
     server.pbm("tick", "--now", iso(start + timedelta(days=4)))
     # p8 lost on time and is withdrawn; each player has his division's final standings.
     withdrawn = sink.wait_for(addr("p8"), "withdrawn")
@@ -112,8 +122,8 @@ def test_a_league_runs_two_seasons_with_promotion_relegation_a_drop_and_a_newcom
     # 3's new boards on time).
     active = [b for b in boards(server) if b["status"] == "active"]
     assert len(active) == 12
-    play_out(server, ["p6", "p5", "p4", "p3"], active)  # p3 and p4 move down
-    play_out(server, ["p9", "p7", "p2", "p1"], active)  # p9 and p7 move up
+    play_out(server, sink, ["p6", "p5", "p4", "p3"], active)  # p3 and p4 move down
+    play_out(server, sink, ["p9", "p7", "p2", "p1"], active)  # p9 and p7 move up
     server.pbm("tick")
     season3 = {}
     for uid in ["p1", "p2", "p3", "p4", "p5", "p6", "p7", "p9"]:

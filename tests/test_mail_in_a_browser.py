@@ -137,10 +137,15 @@ def sample_moves() -> list[str]:
     return [w for w in words if re.match(r"[a-g][1-7]:", w)][:20]
 
 
+# Twenty stones each for Hex (13x13) and Go (19x19): a board well into its opening.
+HEX = "g7 g8 f8 h7 e9 i6 d10 j5 c11 k4 b12 l3 f9 h6 e10 i5 d11 j4 c12 k3".split()  # noqa: SIM905 (moves as written)
+GO = "D4 Q16 Q4 D16 C14 R6 F3 O17 K10 K4 C6 R14 E17 P3 H17 M3 Q10 D10 K16 F16".split()  # noqa: SIM905
+
+
 def played(site: Site, game: str) -> int:
     """A board of ``game`` 20 turns in (Accasta's sample game, chess's Opera game)."""
     board = accepted(site, Challenge(game, "alice", "bob", sender="alice@example.org"))
-    moves = sample_moves() if game == "accasta" else OPERA
+    moves = {"accasta": sample_moves(), "chess": OPERA, "hex": HEX, "go": GO}[game]
     for ply, move in enumerate(moves, 1):
         comment = "Your move!" if ply == len(moves) else ""
         mover = ("alice", "bob")[(ply - 1) % 2]
@@ -148,7 +153,7 @@ def played(site: Site, game: str) -> int:
     return board
 
 
-@pytest.mark.parametrize("game", ["accasta", "chess"])
+@pytest.mark.parametrize("game", ["accasta", "chess", "hex", "go"])
 def test_a_board_mail_reads_on_a_phone_and_a_desktop(
     db: Database, config: Config, site: Site, tmp_path: Path, game: str
 ) -> None:

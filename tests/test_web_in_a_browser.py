@@ -1,13 +1,13 @@
 """A real browser walks the web site of a running ``pbm serve``: Debian's chromium,
-headless, driven by Selenium through chromium-driver. It opens the front page,
-follows a link to an active Accasta board, steps back two moves, flips the board,
-goes to a finished chess game and downloads its PGN, which python-chess reads; the
-pictures load and the browser reports no error. The front page with five games in
-play fits a phone: no cell runs past the screen. Screenshots of every kind of page at
-390 px (a phone, at three pixels a CSS pixel) and 1200 px, light and dark, are kept in
-the test's folder; with PBM_SCREENSHOTS_UPDATE=1 the light ones are written to
-docs/images/ too. A thousand idle connections and a slow client do not keep the mail
-from being answered."""
+headless, driven by Selenium through chromium-driver. It opens the front page, follows a
+link to an active Accasta board, steps back two moves, flips the board, goes to a
+finished chess game and downloads its PGN, which python-chess reads, and looks at a Hex
+and a 19x19 Go board; the pictures load and the browser reports no error. The front page
+with five games in play fits a phone: no cell runs past the screen. Screenshots of every
+kind of page at 390 px (a phone, at three pixels a CSS pixel) and 1200 px, light and
+dark, are kept in the test's folder; with PBM_SCREENSHOTS_UPDATE=1 the light ones are
+written to docs/images/ too. A thousand idle connections and a slow client do not keep
+the mail from being answered."""
 
 from __future__ import annotations
 
@@ -68,9 +68,10 @@ def web_server(tmp_path: Path, sink: Sink) -> Iterator[tuple[PbmServer, str]]:
         srv.stop()
 
 
-def games_played(srv: PbmServer) -> tuple[int, int]:
+def games_played(srv: PbmServer) -> tuple[int, int, int, int]:
     """On the server's own database: an Accasta board six turns in, a chess game won by
-    Black in four (as the admin plays them: the moves are the mail's moves)."""
+    Black in four, a Hex and a 19x19 Go board six stones in (as the admin plays them:
+    the moves are the mail's moves)."""
     cfg = config_mod.load(srv.config_path, env=srv.env())
     db = Database.open(cfg)
     site = Site(db, cfg)
@@ -86,9 +87,16 @@ def games_played(srv: PbmServer) -> tuple[int, int]:
             unit.run(site, Move(accasta, str(board.state.legal_moves()[0])), Who(mover, ADMIN))
         for move, who in FOOLS_MATE:
             unit.run(site, Move(chess_board, move), Who(who, ADMIN))
+        others = []
+        for game, stones in (("hex", "g7 g8 f8 h7 e9 i6"), ("go", "D4 Q16 Q4 D16 C14 R6")):
+            number = unit.run(site, Challenge(game, "alice", "bob", admin=True))[0].board
+            assert number is not None
+            for ply, stone in enumerate(stones.split()):
+                unit.run(site, Move(number, stone), Who(("alice", "bob")[ply % 2], ADMIN))
+            others.append(number)
     finally:
         db.close()
-    return accasta, chess_board
+    return accasta, chess_board, others[0], others[1]
 
 
 def browser(downloads: Path) -> WebDriver:
@@ -175,7 +183,7 @@ def test_a_visitor_walks_the_site_in_a_real_browser(
     web_server: tuple[PbmServer, str], tmp_path: Path
 ) -> None:
     srv, base = web_server
-    accasta, chess_board = games_played(srv)
+    accasta, chess_board, hex_board, go_board = games_played(srv)
     downloads = tmp_path / "downloads"
     downloads.mkdir()
     driver = browser(downloads)
@@ -208,6 +216,10 @@ def test_a_visitor_walks_the_site_in_a_real_browser(
         assert game is not None and game.end().board().is_checkmate()
         driver.find_element(By.CSS_SELECTOR, 'a[href="/players/alice"]').click()
         shoot(driver, "player", tmp_path)
+        for name, number in (("board-hex", hex_board), ("board-go", go_board)):
+            driver.get(f"{base}/boards/{number}")
+            pictures_loaded(driver)
+            shoot(driver, name, tmp_path)
         driver.get(base + "/ratings")
         shoot(driver, "ratings", tmp_path)
         driver.get(base + "/archive")
