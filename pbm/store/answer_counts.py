@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
-from pbm.model import AccountStatus
+from pbm.model import OPEN, AccountStatus
 from pbm.store.outbox import HELD
 from pbm.store.tables import (
     AnswerCount,
@@ -149,7 +149,7 @@ def boards_followed(session: Session, userid: str) -> int:
     stmt = (
         sa.select(sa.func.count())
         .select_from(FOLLOWERS.join(GAMES, GAMES.c.board == FOLLOWERS.c.board))
-        .where(FOLLOWERS.c.userid == userid.lower(), GAMES.c.status.in_(("active", "waiting")))
+        .where(FOLLOWERS.c.userid == userid.lower(), GAMES.c.status.in_(OPEN))
     )
     return int(session.execute(stmt).scalar_one())
 

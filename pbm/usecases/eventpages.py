@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pbm.games import Result
-from pbm.model import rules_of
+from pbm.model import BoardStatus, rules_of
 from pbm.refusals import Refused
 from pbm.store.events import Event, EventGame, EventStatus, Kind, event_games, load_league
 from pbm.usecases.cupplay import cup_lines
@@ -110,8 +110,8 @@ def page_of(world: World, state: EventState) -> EventPage:
             names.get(g.white, g.white),
             names.get(g.black, g.black),
             RESULTS[g.result]
-            if g.result is not None and g.status == "finished"
-            else ("in play" if g.status == "active" else g.status.value),
+            if g.result is not None and g.status == BoardStatus.FINISHED
+            else ("in play" if g.status == BoardStatus.ACTIVE else g.status.value),
         )
         for g in state.games
     ]

@@ -309,7 +309,7 @@ def event_lines(world: World, statuses: tuple[str, ...]) -> list[EventLine]:
             e,
             len(entries[e.number]),
             len(games[e.number]),
-            sum(g.status.value != "active" for g in games[e.number]),
+            sum(g.status != BoardStatus.ACTIVE for g in games[e.number]),
         )
         for e in found
     ]
