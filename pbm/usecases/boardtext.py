@@ -197,7 +197,8 @@ def _how_to_reply(view: BoardView, recipient: str | None) -> list[str]:
         lines += [f"  Waiting for {view.to_move_name} to move."]
         lines += wrap(
             "To have your answer played the moment they move, reply with "
-            f"{verbs.QUEUE} (several lines are tried in order).",
+            f"{verbs.QUEUE.name} MOVE, or {verbs.QUEUE.name} MOVE if THEIR-MOVE (a line for "
+            f"each reply you foresee; {verbs.QUEUE.name} show: what you gave).",
             indent="  ",
         )
         told, reader = (verbs.QUEUE,), Reader.OTHER_PLAYER
