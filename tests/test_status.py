@@ -234,12 +234,17 @@ def test_a_dead_web_site_is_a_problem(cli: Cli) -> None:
 
 
 def web_children(server: PbmServer) -> list[int]:
-    """The ``pbm web`` processes of a running ``pbm serve``."""
-    return [
-        pid
-        for pid in server.worker_pids()
-        if "web" in Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
-    ]
+    """The ``pbm web`` processes of a running ``pbm serve`` (one that ends while it is
+    looked at is none)."""
+    found = []
+    for pid in server.worker_pids():
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+        except FileNotFoundError:
+            continue
+        if "web" in command:
+            found.append(pid)
+    return found
 
 
 def answers(url: str) -> bool:
