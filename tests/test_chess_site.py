@@ -130,9 +130,9 @@ def test_moves_are_numbered_as_chess_numbers_them(site: Site) -> None:
     assert f"chess move {board} bob PASSWORD" in mail and "#2\n" in mail
     assert "2. Nf3" in mail  # the move list agrees
     with pytest.raises(BoardChanged) as stale:
-        as_player(site, "bob", Move(board, "Nc6#3"))
+        as_player(site, "bob", Move(board, "Nc6", expect=3))
     assert f"meant as move 3, but board {board} is at move 2 now" in stale.value.message
-    as_player(site, "bob", Move(board, "Nc6#2"))  # Black's move 2
+    as_player(site, "bob", Move(board, "Nc6", expect=2))  # Black's move 2
     assert queries.board(site, board).ply == 4
 
 

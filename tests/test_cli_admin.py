@@ -452,6 +452,12 @@ def test_game_move_plays_for_a_player_and_mails_the_board(cli: Cli, database: Da
     assert all("Move played by the site admin for alice." in m.body for m in new_mails)
     assert {m.subject for m in new_mails} == {f"Accasta Board {board} - bob to move"}
 
+    # MOVE#N, read where the command is read: only as that move.
+    answer = state.play(text)[0].legal_moves()[0]
+    cli.fails("game", "move", str(board), "bob", f"{answer}#3", says="is at move 2 now")
+    cli.fails(
+        "game", "move", str(board), "bob", f"{answer}#x", says="#N must be a move number", code=2
+    )
     out = cli("game", "move", str(board), "bob", "Resign").output
     assert out == f"board {board}: bob resigned; finished 1-0 resign\n"
     g = game_row(database, board)

@@ -194,7 +194,7 @@ def test_a_move_decided_on_a_snapshot_still_legal_is_played_on_fresh_values(
     """alice asks to take her move back meanwhile: bob's move, decided again, answers it."""
     unit.run(site, MoveAction(board, OPENING), Who("alice", PW))
     answer = position(db, board).legal_moves()[0]
-    decided = on_snapshot(site, [request(MoveAction(board, f"{answer}#2"), "bob")])
+    decided = on_snapshot(site, [request(MoveAction(board, answer, 2), "bob")])
     assert not isinstance(decided[0].decision, Refused)
     unit.run(site, Undo(board), Who("alice", PW))
     assert game(db, board).undo_request_by == "alice"
@@ -256,7 +256,7 @@ def test_two_moves_for_one_board_in_one_batch(db: Database, site: Site, board: i
     answer = ACCASTA.new().play(OPENING)[0].legal_moves()[0]
     requests = [
         request(MoveAction(board, OPENING), "alice", sender=ALICE, message_id="<1@x>"),
-        request(MoveAction(board, f"{answer}#2"), "bob", sender=BOB, message_id="<2@x>"),
+        request(MoveAction(board, answer, 2), "bob", sender=BOB, message_id="<2@x>"),
     ]
     decided = on_snapshot(site, requests)
     assert isinstance(decided[1].decision, BoardChanged)  # move 2 meant, the board at move 1
@@ -537,10 +537,10 @@ def test_a_game_decided_on_snapshots_writes_what_a_game_run_one_by_one_writes(
                 both(PauseClocks())
             elif n in (14, 24):
                 both(ResumeClocks())
-            move = f"{text}#{n}" if n % 3 == 0 else text  # some with the move-number guard
+            guard = n if n % 3 == 0 else None  # some with the move-number guard
             credentials = ByReply(board) if n % 2 else PW
             both(
-                MoveAction(board, move, comment=f"move {n}"),
+                MoveAction(board, text, guard, comment=f"move {n}"),
                 Who(uid, credentials),
                 f"{uid}@example.org",
                 f"<m{n}@example.org>",

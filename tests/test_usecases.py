@@ -379,17 +379,17 @@ def test_move_refusals_leave_the_board_unchanged(db: Database, site: Site, board
         ACCASTA.new().play("a1:C-g4")
     assert msg == str(rules_says.value)
     refused(db, IllegalMoveRefused, mv("alice", "hello world"))
-    refused(db, BoardChanged, mv("alice", f"{text}#2"))
+    refused(db, BoardChanged, mv("alice", text, expect=2))
     refused(db, BoardChanged, mv("alice", text, expect=3))
     refused(db, BadRequest, mv("alice", "  "))
-    unit.run(site, MoveAction(board, f"{text}#1"), as_("alice"))
+    unit.run(site, MoveAction(board, text, 1), as_("alice"))
     assert game_row(db, board).ply == 1
 
 
 def test_stale_move_number_after_a_move(db: Database, site: Site, board: int) -> None:
     play(site, board, "alice")
     text = first_move(game_row(db, board).position)
-    why = refused(db, BoardChanged, lambda: move(site, board, "bob", f"{text}#1"))
+    why = refused(db, BoardChanged, lambda: move(site, board, "bob", text, expect=1))
     assert "move 2" in why
     move(site, board, "bob", text, expect=2)
     assert game_row(db, board).ply == 2
@@ -443,7 +443,10 @@ def test_game_over_after_resign(db: Database, site: Site, board: int) -> None:
 
 
 def test_resign_as_a_move(db: Database, site: Site, board: int) -> None:
-    move(site, board, "bob", "resign")
+    """``move B UID PW resign`` is read as a resignation where the command is read."""
+    action, who = help_request(f"accasta move {board} bob pw resign", "bob@example.org")
+    assert isinstance(action, Resign) and who is not None
+    unit.run(site, action, who)
     g = game_row(db, board)
     assert (g.status, g.result, g.termination, g.ply) == ("finished", "1-0", "resign", 0)
     refused(db, NotAPlayer, lambda: unit.run(site, Resign(board), as_("carol")))

@@ -25,6 +25,7 @@ from pbm.cli.startup import (
     parse_time,
     readable_by_others,
 )
+from pbm.commands.arguments import BadGuard, guarded
 from pbm.mail.controls import strip_controls
 from pbm.model import BoardStatus
 from pbm.store.engine import head_revision, init_db, shown_url
@@ -225,7 +226,8 @@ def game_show(ctx: click.Context, board: int) -> None:
 @click.option("--comment", default="", help="A comment shown with the move.")
 @click.pass_context
 def game_move(ctx: click.Context, board: int, userid: str, move: str, comment: str) -> None:
-    """Play MOVE for UID on BOARD (for repairs); MOVE may be `resign`."""
+    """Play MOVE for UID on BOARD (for repairs); MOVE may be `resign`, or MOVE#N to play
+    it only as move N."""
     with open_site(ctx) as site:
         who = Who(userid, ADMIN)
         if move.strip().lower() == "resign":
@@ -233,7 +235,12 @@ def game_move(ctx: click.Context, board: int, userid: str, move: str, comment: s
             view = queries.view(site, board)
             click.echo(f"board {board}: {userid} resigned; {_state_line(view)}")
             return
-        unit.run(site, moves.Move(board, move, comment=strip_controls(comment)), who)
+        try:
+            notation, expect = guarded(move.strip())
+        except BadGuard as exc:
+            raise click.BadParameter(str(exc), param_hint="MOVE") from None
+        played = moves.Move(board, notation.strip(), expect, comment=strip_controls(comment))
+        unit.run(site, played, who)
         view = queries.view(site, board)
         click.echo(f"board {board}: {view.moves[-1].notation} played; {_state_line(view)}")
 

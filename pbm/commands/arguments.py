@@ -47,21 +47,35 @@ def _guard(text: str) -> bool:
     return m is not None and bool(m.group("n"))
 
 
+class BadGuard(ValueError):
+    """A ``#N`` that is no move number, or one with no move before it."""
+
+
+def guarded(text: str) -> tuple[str, int | None]:
+    """``MOVE#N`` -> (MOVE, N); a move with no guard -> (MOVE, None). The one reading of
+    a move's guard, for the mail commands and the command line alike."""
+    m = _GUARDED.fullmatch(text)
+    if m is None or not m.group("n"):
+        return text, None
+    number = m.group("n")
+    if not m.group("move"):
+        raise BadGuard("MOVE is missing before #N.")
+    if NUMBER.fullmatch(number) is None or int(number) == 0:
+        raise BadGuard(f"#N must be a move number like #7, not {'#' + number!r}.")
+    return m.group("move"), int(number)
+
+
 def move_and_guard(reader: Reader, text: str) -> dict[str, Any]:
-    """``MOVE#N`` as the move text and N; a separate ``#N`` word is also read."""
+    """``MOVE#N`` as the move and N; a separate ``#N`` word is also read."""
     if text.lower() == "resign":
         return {"move": "resign"}
     if not _guard(text) and (reader.peek() or "").startswith("#"):
         text += reader.word("#N")
-    m = _GUARDED.fullmatch(text)
-    if m is None or not m.group("n"):
-        return {"move": text}
-    number = m.group("n")
-    if not m.group("move"):
-        raise reader.fail("MOVE is missing before #N.")
-    if NUMBER.fullmatch(number) is None or int(number) == 0:
-        raise reader.fail(f"#N must be a move number like #7, not {'#' + number!r}.")
-    return {"move": m.group("move"), "expect": int(number)}
+    try:
+        move, expect = guarded(text)
+    except BadGuard as exc:
+        raise reader.fail(str(exc)) from None
+    return {"move": move} if expect is None else {"move": move, "expect": expect}
 
 
 def _phrase(reader: Reader, first: str) -> str:

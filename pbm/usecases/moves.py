@@ -8,7 +8,6 @@ the difference.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -35,8 +34,6 @@ from pbm.usecases.unit import Decision
 from pbm.usecases.waiting import news_kinds
 from pbm.usecases.world import World
 
-_GUARD = re.compile(r"^(?P<move>.*?)\s*#\s*(?P<n>\d+)\s*$")
-
 
 def acting(actor: Actor | None) -> Actor:
     """The actor of a command that needs one (the command declares who acts)."""
@@ -62,17 +59,6 @@ def seat_in_play(board: Board, actor: Actor, *, waiting: bool = False) -> int:
         word = "cancelled" if board.status == BoardStatus.CANCELLED else "over"
         raise GameOver(f"Board {board.number} is {word} ({board.result or board.status}).")
     return seat
-
-
-def split_guard(text: str, expect: int | None) -> tuple[str, int | None]:
-    """``MOVE#N`` -> (MOVE, N); an ``expect`` given apart wins over the guard."""
-    text = text.strip()
-    guard = _GUARD.match(text)
-    if guard is not None:
-        text = guard.group("move")
-        if expect is None:
-            expect = int(guard.group("n"))
-    return text, expect
 
 
 def play(state: GameState, text: str) -> tuple[GameState, str]:
@@ -141,23 +127,22 @@ def _clock_after(board: Board, userid: str, now: datetime) -> str | None:
 
 @dataclass(frozen=True)
 class Move:
-    """Play a move (``MOVE#N`` or ``expect``: only as move N); ``resign`` resigns.
+    """Play a move: its ``notation`` as the game writes it, read once where the command
+    was read (its guard ``#N`` apart, as ``expect``: only as move N).
 
     ``claim``: claim the draw the position after the move allows.
     ``message_id``: of the mail it came in, kept with the move.
     """
 
     board: int
-    text: str
+    notation: str
     expect: int | None = None
     comment: str = ""
     claim: bool = False
     message_id: str | None = None
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
-        text, expect = split_guard(self.text, self.expect)
-        if text.lower() == "resign":
-            return Resign(self.board, self.comment).decide(world, actor)
+        text, expect = self.notation.strip(), self.expect
         if not text:
             raise BadRequest("No move given.")
         mover = acting(actor)
