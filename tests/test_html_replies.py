@@ -73,7 +73,7 @@ def test_the_move_on_the_first_line_is_found_and_the_quote_ignored(
     mail = pipeline.run_steps(make_mail(reply(html, with_text), rcpt=bob_token()), make_env())
     (request,) = mail.requests
     assert isinstance(request.action, moves.Move)
-    assert request.action.text == MOVE and request.action.board == 12
+    assert request.action.notation == MOVE and request.action.board == 12
     assert "Reply to this mail" not in request.action.comment  # the quote stayed out
     assert "DIAGRAM" not in request.action.comment
 

@@ -247,6 +247,19 @@ def web_children(server: PbmServer) -> list[int]:
     return found
 
 
+def restarted(server: PbmServer, first: int) -> list[int]:
+    """The ``pbm web`` processes once one other than ``first`` runs (as one look saw them:
+    a process started a moment ago may not have its own command line yet)."""
+    seen: list[int] = []
+
+    def another() -> bool:
+        seen[:] = web_children(server)
+        return bool(seen) and seen != [first]
+
+    until(another)
+    return seen
+
+
 def answers(url: str) -> bool:
     try:
         with urllib.request.urlopen(url, timeout=5) as got:
@@ -271,7 +284,7 @@ def test_a_dead_web_process_stays_dead_no_more(tmp_path: Path, sink: Sink) -> No
         (first,) = web_children(server)
         assert json.loads(server.pbm("status", "--json"))["ok"] is True
         os.kill(first, signal.SIGKILL)
-        until(lambda: bool(web_children(server)) and web_children(server) != [first])
+        restarted(server, first)
         until(lambda: answers(url))
         assert f"the web site (pid {first}) ended with signal 9 (SIGKILL); starting it again\n" in (
             server.log()
@@ -308,8 +321,7 @@ def test_a_web_site_that_ends_quickly_again_is_retried_not_spun(tmp_path: Path, 
         until(lambda: answers(url))
         (first,) = web_children(server)
         os.kill(first, signal.SIGKILL)
-        until(lambda: bool(web_children(server)) and web_children(server) != [first])
-        (second,) = web_children(server)
+        (second,) = restarted(server, first)
         os.kill(second, signal.SIGKILL)
         until(lambda: "; starting it again in 1 s\n" in server.log())
         server.send("carol@example.org", "help")

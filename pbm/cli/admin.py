@@ -226,8 +226,10 @@ def game_show(ctx: click.Context, board: int) -> None:
 @click.option("--comment", default="", help="A comment shown with the move.")
 @click.pass_context
 def game_move(ctx: click.Context, board: int, userid: str, move: str, comment: str) -> None:
-    """Play MOVE for UID on BOARD (for repairs); MOVE may be `resign`, or MOVE#N to play
-    it only as move N."""
+    """Play MOVE for UID on BOARD (for repairs).
+
+    MOVE may be `resign`, or MOVE#N to play it only as move N.
+    """
     with open_site(ctx) as site:
         who = Who(userid, ADMIN)
         if move.strip().lower() == "resign":
