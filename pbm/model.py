@@ -252,6 +252,62 @@ class Board:
     reminders: tuple[timedelta, ...] = REMINDERS  # a time bank's, the site's (``clock``)
     event: EventTag | None = None  # the tournament or league division it is played in
 
+    @classmethod
+    def new(
+        cls,
+        number: int,
+        game: str,
+        start: GameState,
+        white: Account,
+        black: Account,
+        *,
+        time_control: str,
+        nag_days: int,
+        forfeit_days: int,
+        now: datetime,
+        challenger: str | None = None,
+        computer_level: int | None = None,
+        reminders: tuple[timedelta, ...] = REMINDERS,
+    ) -> Board:
+        """A board at its start: in play at once, or waiting for the challenged player
+        when a ``challenger`` waits for his answer (its clock stands still till then)."""
+        return cls(
+            number=number,
+            game=game,
+            variant=start.variant,
+            options=dict(start.options),
+            white=white.userid,
+            black=black.userid,
+            status=BoardStatus.ACTIVE if challenger is None else BoardStatus.WAITING,
+            result=None,
+            termination=None,
+            position=start.dump(),
+            ply=start.ply,
+            version=0,
+            nag_days=nag_days,
+            forfeit_days=forfeit_days,
+            created_at=now,
+            last_move_at=None,
+            last_nag_at=None,
+            archived_at=None,
+            ended_at=None,
+            undo_request_by=None,
+            cancel_request_by=None,
+            clock_since=now if challenger is None else None,
+            white_rating_before=None,
+            white_rating_after=None,
+            black_rating_before=None,
+            black_rating_after=None,
+            draw_offer_by=None,
+            challenger=challenger,
+            time_control=time_control,
+            clock=None,
+            timer_at=None,
+            computer_level=computer_level,
+            reminders=reminders,
+            people={white.userid: white, black.userid: black},
+        )
+
     @property
     def rules(self) -> Game:
         return rules_of(self.game)

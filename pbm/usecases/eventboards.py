@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import timedelta
 
-from pbm.model import Account, Board, BoardStatus, rules_of
+from pbm.model import Account, Board, rules_of
 from pbm.refusals import BadRequest
 from pbm.replies import MailKind, Reply
 from pbm.store.events import Entry, Event, ratings_of
@@ -58,41 +58,17 @@ def make_boards(
     out: list[tuple[Board, int]] = []
     for i, (rnd, white, black) in enumerate(games):
         start = rules.new(event.variant, dict(event.options))
-        board = Board(
-            number=first_number + i,
-            game=rules.name,
-            variant=start.variant,
-            options=dict(start.options),
-            white=white.userid,
-            black=black.userid,
-            status=BoardStatus.ACTIVE,
-            result=None,
-            termination=None,
-            position=start.dump(),
-            ply=start.ply,
-            version=0,
+        board = Board.new(
+            first_number + i,
+            rules.name,
+            start,
+            white,
+            black,
+            time_control=spec,
             nag_days=nag,
             forfeit_days=forfeit,
-            created_at=now,
-            last_move_at=None,
-            last_nag_at=None,
-            archived_at=None,
-            ended_at=None,
-            undo_request_by=None,
-            cancel_request_by=None,
-            clock_since=now,
-            white_rating_before=None,
-            white_rating_after=None,
-            black_rating_before=None,
-            black_rating_after=None,
-            draw_offer_by=None,
-            challenger=None,
-            time_control=spec,
-            clock=None,
-            timer_at=None,
-            computer_level=None,
+            now=now,
             reminders=world.config.clock.reminders,
-            people={white.userid: white, black.userid: black},
         )
         out.append((board, rnd))
     return out
