@@ -42,9 +42,9 @@ from pbm.config import Config, DatabaseConfig, MailConfig, WebConfig
 from pbm.store.engine import init_db
 from pbm.usecases import unit
 from pbm.usecases.auth import hash_password
-from pbm.usecases.eventplay import CheckEvent
-from pbm.usecases.events import CreateEvent, StartEvent, newest
-from pbm.usecases.leagues import CreateLeague, SeasonChange
+from pbm.usecases.events.leagues import CreateLeague, SeasonChange
+from pbm.usecases.events.running import CheckEvent
+from pbm.usecases.events.tournaments import CreateEvent, StartEvent, newest
 from pbm.usecases.site import Site
 from pbm.web.app import create_app
 

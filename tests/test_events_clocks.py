@@ -15,8 +15,8 @@ from pbm.store.engine import Database
 from pbm.usecases import unit
 from pbm.usecases.accounts import Signup
 from pbm.usecases.auth import Password, Who
-from pbm.usecases.eventplay import read_event
-from pbm.usecases.events import CreateEvent, JoinEvent, newest
+from pbm.usecases.events.running import read_event
+from pbm.usecases.events.tournaments import CreateEvent, JoinEvent, newest
 from pbm.usecases.site import Site
 from pbm.usecases.vacations import Vacation
 from pbm.usecases.world import World

@@ -17,11 +17,11 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbm.usecases import withdrawal
-from pbm.usecases.berger import pairings, table
-from pbm.usecases.crosstable import crosstable
-from pbm.usecases.seasons import MAX_DIVISION, MIN_DIVISION, first_season, next_season
-from pbm.usecases.standings import Game, standings
+from pbm.usecases.events import withdrawal
+from pbm.usecases.events.berger import pairings, table
+from pbm.usecases.events.crosstable import crosstable
+from pbm.usecases.events.seasons import MAX_DIVISION, MIN_DIVISION, first_season, next_season
+from pbm.usecases.events.standings import Game, standings
 
 FIDE = {
     4: """1-4 2-3 / 4-3 1-2 / 2-4 3-1""",

@@ -16,13 +16,19 @@ from pbm.store.tables import OutboxMessage
 from pbm.usecases import unit
 from pbm.usecases.accounts import Signup
 from pbm.usecases.auth import Password, Who
-from pbm.usecases.cup import bracket, match, progress
-from pbm.usecases.cupplay import seeds_of
-from pbm.usecases.eventplay import read_event
-from pbm.usecases.events import CreateEvent, JoinEvent, LeaveEvent, ShowEvent, newest
+from pbm.usecases.events.bracket import bracket, match, progress
+from pbm.usecases.events.cups import seeds_of
+from pbm.usecases.events.running import read_event
+from pbm.usecases.events.standings import Game
+from pbm.usecases.events.tournaments import (
+    CreateEvent,
+    JoinEvent,
+    LeaveEvent,
+    ShowEvent,
+    newest,
+)
 from pbm.usecases.moves import Resign
 from pbm.usecases.site import Site
-from pbm.usecases.standings import Game
 from pbm.usecases.world import World
 from pbm.web.app import create_app
 

@@ -15,8 +15,8 @@ from pbm.store.tables import OutboxMessage
 from pbm.usecases import unit
 from pbm.usecases.accounts import Signup
 from pbm.usecases.auth import Password, Who
-from pbm.usecases.eventplay import read_event
-from pbm.usecases.events import (
+from pbm.usecases.events.running import read_event
+from pbm.usecases.events.tournaments import (
     CancelEvent,
     CorrectResult,
     CreateEvent,
@@ -255,7 +255,7 @@ def test_two_joins_decided_at_once_cannot_leave_a_full_event_unstarted(site: Sit
 def test_league_entries_by_mail(site: Site) -> None:
     from pbm import commands
     from pbm.commands.grammar import Context
-    from pbm.usecases.leagues import JoinLeague, LeaveLeague
+    from pbm.usecases.events.leagues import JoinLeague, LeaveLeague
 
     parsed = commands.parse("league join accasta/pari alice pw")
     assert parsed is not None

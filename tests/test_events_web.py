@@ -13,9 +13,9 @@ from starlette.testclient import TestClient
 from pbm.usecases import unit
 from pbm.usecases.accounts import Signup
 from pbm.usecases.auth import Password, Who
-from pbm.usecases.eventpages import event as event_page
-from pbm.usecases.events import CreateEvent, JoinEvent, newest
-from pbm.usecases.leagues import JoinLeague, SeasonChange
+from pbm.usecases.events.event_pages import event as event_page
+from pbm.usecases.events.leagues import JoinLeague, SeasonChange
+from pbm.usecases.events.tournaments import CreateEvent, JoinEvent, newest
 from pbm.usecases.moves import Resign
 from pbm.usecases.site import Site
 from pbm.web.app import create_app

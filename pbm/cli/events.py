@@ -10,7 +10,8 @@ from pbm.cli.output import emit, json_option
 from pbm.cli.rules import parse_options
 from pbm.cli.startup import NOW_HELP, open_site, parse_now, parse_time
 from pbm.store.events import EventStatus
-from pbm.usecases import events, leagues, unit
+from pbm.usecases import unit
+from pbm.usecases.events import leagues, tournaments
 from pbm.usecases.text import fmt_time
 
 TIME_HELP = (
@@ -54,7 +55,7 @@ def create(
     """Open a tournament for entries; prints its number."""
     starts_at = None if starts is None else parse_time(starts, "--starts", "2026-12-01")
     with open_site(ctx, parse_now(now_text) if now_text else None) as site:
-        action = events.CreateEvent(
+        action = tournaments.CreateEvent(
             game_name,
             players,
             time=time_control,
@@ -67,7 +68,7 @@ def create(
             kind=kind,
         )
         unit.run(site, action)
-        click.echo(events.newest(site))
+        click.echo(tournaments.newest(site))
 
 
 @tournament.command("start")
@@ -77,7 +78,7 @@ def create(
 def start(ctx: click.Context, number: int, now_text: str | None) -> None:
     """Start T with the players who joined (3 at least)."""
     with open_site(ctx, parse_now(now_text) if now_text else None) as site:
-        replies = unit.run(site, events.StartEvent(number))
+        replies = unit.run(site, tournaments.StartEvent(number))
         click.echo(f"tournament {number} started: {len(replies)} player(s) told")
 
 
@@ -87,7 +88,7 @@ def start(ctx: click.Context, number: int, now_text: str | None) -> None:
 def cancel(ctx: click.Context, number: int) -> None:
     """Cancel T and its boards in play (the players are told)."""
     with open_site(ctx) as site:
-        unit.run(site, events.CancelEvent(number))
+        unit.run(site, tournaments.CancelEvent(number))
         click.echo(f"tournament {number} cancelled")
 
 
@@ -99,7 +100,7 @@ def cancel(ctx: click.Context, number: int) -> None:
 def result(ctx: click.Context, number: int, board: int, result: str) -> None:
     """Correct the result of a finished game of T (the standings follow)."""
     with open_site(ctx) as site:
-        unit.run(site, events.CorrectResult(number, board, result))
+        unit.run(site, tournaments.CorrectResult(number, board, result))
         click.echo(f"board {board}: {result}")
 
 
@@ -122,7 +123,7 @@ def list_(ctx: click.Context, status: str | None, as_json: bool) -> None:
         else (status,)
     )
     with open_site(ctx) as site:
-        found = events.listed(site, statuses)
+        found = tournaments.listed(site, statuses)
     records = [
         {
             "number": x.event.number,
@@ -147,7 +148,7 @@ def list_(ctx: click.Context, status: str | None, as_json: bool) -> None:
 def show(ctx: click.Context, number: int) -> None:
     """The standings and the crosstable of T."""
     with open_site(ctx) as site:
-        click.echo("\n".join(events.shown(site, number)))
+        click.echo("\n".join(tournaments.shown(site, number)))
 
 
 @click.group()

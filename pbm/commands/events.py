@@ -8,8 +8,8 @@ from typing import Any
 
 from pbm.commands.arguments import PASSWORD, USERID
 from pbm.commands.grammar import NUMBER, Arg, Args, Built, Command, Context, Reader, listed
-from pbm.usecases import events, leagues
-from pbm.usecases.eventplay import LEAVING_RULE
+from pbm.usecases.events import leagues, tournaments
+from pbm.usecases.events.running import LEAVING_RULE
 from pbm.usecases.queries.reading import Answer
 from pbm.usecases.text import wrap
 
@@ -39,19 +39,19 @@ def _number(args: Args) -> int:
 
 
 def _list(args: Args, ctx: Context) -> Built:
-    return events.ListEvents(ctx.sender), None
+    return tournaments.ListEvents(ctx.sender), None
 
 
 def _show(args: Args, ctx: Context) -> Built:
-    return events.ShowEvent(_number(args), ctx.sender), None
+    return tournaments.ShowEvent(_number(args), ctx.sender), None
 
 
 def _join(args: Args, ctx: Context) -> Built:
-    return events.JoinEvent(_number(args), ctx.sender), ctx.who(args)
+    return tournaments.JoinEvent(_number(args), ctx.sender), ctx.who(args)
 
 
 def _leave(args: Args, ctx: Context) -> Built:
-    return events.LeaveEvent(_number(args), ctx.sender), ctx.who(args)
+    return tournaments.LeaveEvent(_number(args), ctx.sender), ctx.who(args)
 
 
 def _league_join(args: Args, ctx: Context) -> Built:

@@ -1,7 +1,7 @@
 """The timers: the clocks' reminders and losses on time, lapsed challenges, the players'
 digests at their times, the day's Glicko-2 ratings once it is over, the events and
-leagues whose boards ended (``usecases.eventtimers``), and once a day the pruning of
-what is no longer needed. ``pbm tick`` and ``pbm prune`` run them once."""
+leagues whose boards ended (``usecases.events.event_timers``), and once a day the
+pruning of what is no longer needed. ``pbm tick`` and ``pbm prune`` run them once."""
 
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ from pbm.refusals import Refused
 from pbm.runners.base import Runner
 from pbm.store import prune as store_prune
 from pbm.store.engine import Database
-from pbm.usecases import eventtimers, unit
+from pbm.usecases import unit
 from pbm.usecases.accounts import expire_signups
 from pbm.usecases.challenges import ExpireChallenge, lapsed_challenges
 from pbm.usecases.digests import SendDigest, digests_due
+from pbm.usecases.events import event_timers
 from pbm.usecases.glickos import RateDays, days_due
 from pbm.usecases.site import Site, utc_now
 from pbm.usecases.timers import RunClock, boards_due
@@ -56,7 +57,7 @@ def tick(db: Database, config: Config, now: datetime) -> int:
             due.append(RateDays())
     acted = _run(site, due)
     # Then the events whose boards just ended, then the leagues whose season did.
-    for phase in eventtimers.PHASES:
+    for phase in event_timers.PHASES:
         with db.read() as session:
             later = phase(World(session, config, now))
         acted += _run(site, later)

@@ -1,6 +1,6 @@
 """Events and leagues as values, loaded and saved: round robins (``events``), who plays
 in them (``event_entries``), their boards (``event_boards``), and the leagues with
-their members. Standings are none of these: ``pbm.usecases.standings`` computes them
+their members. Standings are none of these: ``pbm.usecases.events.standings`` computes them
 from the games that ``event_games`` reads.
 """
 

@@ -1,7 +1,7 @@
 """The events' pages of the web site: ``/tournaments`` (every event, and the leagues),
 ``/tournaments/T`` (standings with every figure, the crosstable with each result a
 link to its game, the boards), ``/leagues/GAME`` (a season's divisions), and an Atom
-feed of each. Read through ``pbm.usecases.eventpages``; nothing is written."""
+feed of each. Read through ``pbm.usecases.events.event_pages``; nothing is written."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from pbm.usecases import eventpages
-from pbm.usecases.crosstable import number
+from pbm.usecases.events import event_pages
+from pbm.usecases.events.crosstable import number
 from pbm.usecases.site import Site
 
 Page = Callable[..., HTMLResponse]
@@ -42,16 +42,16 @@ class EventViews:
         ]
 
     async def events(self, request: Request) -> Response:
-        found = eventpages.events(self.site)
+        found = event_pages.events(self.site)
         return self.page("tournaments.html", found=found, title="Tournaments")
 
     async def event(self, request: Request) -> Response:
-        found = eventpages.event(self.site, request.path_params["number"])
+        found = event_pages.event(self.site, request.path_params["number"])
         return self.page("tournament.html", page=found, title=found.event.name)
 
     async def league(self, request: Request) -> Response:
         variant = request.query_params.get("variant") or None
-        name, divisions = eventpages.league(self.site, request.path_params["game"], variant)
+        name, divisions = event_pages.league(self.site, request.path_params["game"], variant)
         return self.page(
             "league.html",
             league_name=name,
@@ -61,20 +61,20 @@ class EventViews:
         )
 
     async def events_feed(self, request: Request) -> Response:
-        return self._feed("/tournaments/feed", "Tournaments", eventpages.events_feed(self.site))
+        return self._feed("/tournaments/feed", "Tournaments", event_pages.events_feed(self.site))
 
     async def event_feed(self, request: Request) -> Response:
         number = request.path_params["number"]
-        page, items = eventpages.event_feed(self.site, number)
+        page, items = event_pages.event_feed(self.site, number)
         return self._feed(f"/tournaments/{number}/feed", page.event.name, items)
 
     async def league_feed(self, request: Request) -> Response:
         game = request.path_params["game"]
         variant = request.query_params.get("variant") or None
-        name, items = eventpages.league_feed(self.site, game, variant)
+        name, items = event_pages.league_feed(self.site, game, variant)
         return self._feed(f"/leagues/{game}/feed", name, items)
 
-    def _feed(self, path: str, title: str, items: Sequence[eventpages.FeedItem]) -> Response:
+    def _feed(self, path: str, title: str, items: Sequence[event_pages.FeedItem]) -> Response:
         """An Atom feed (RFC 4287), newest first."""
         base = self.site.config.web.base  # never the request's Host
         xml = self.templates.get_template("eventfeed.xml").render(

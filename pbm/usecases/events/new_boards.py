@@ -1,5 +1,5 @@
 """An event's boards made at once, its players seeded, and the mail that lists a player's
-boards: shared by the round robins (``eventplay``) and the cups (``cupplay``)."""
+boards: shared by the round robins (``running``) and the cups (``cups``)."""
 
 from __future__ import annotations
 

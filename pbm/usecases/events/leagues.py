@@ -35,13 +35,19 @@ from pbm.store.events import (
     next_league_number,
     ratings_of,
 )
-from pbm.usecases import withdrawal
 from pbm.usecases.auth import Actor
 from pbm.usecases.changes import Change
-from pbm.usecases.eventboards import control_of
-from pbm.usecases.eventchanges import LeagueChange, MemberChange, league_key
-from pbm.usecases.eventplay import LEAVING_RULE, EventState, start, time_losses
-from pbm.usecases.seasons import DEFAULT_SIZE, MAX_DIVISION, MIN_DIVISION, first_season, next_season
+from pbm.usecases.events import withdrawal
+from pbm.usecases.events.event_changes import LeagueChange, MemberChange, league_key
+from pbm.usecases.events.new_boards import control_of
+from pbm.usecases.events.running import LEAVING_RULE, EventState, start, time_losses
+from pbm.usecases.events.seasons import (
+    DEFAULT_SIZE,
+    MAX_DIVISION,
+    MIN_DIVISION,
+    first_season,
+    next_season,
+)
 from pbm.usecases.site import Site
 from pbm.usecases.text import wrap
 from pbm.usecases.unit import Decision

@@ -11,13 +11,20 @@ from pbm.model import Account
 from pbm.refusals import BadRequest
 from pbm.replies import MailKind, Reply
 from pbm.store.events import EventStatus
-from pbm.usecases import withdrawal
 from pbm.usecases.auth import Actor
 from pbm.usecases.changes import Change
-from pbm.usecases.cup import MIN_PLAYERS, Match, Progress, bracket, progress
-from pbm.usecases.eventboards import boards_mail, make_boards, seeding, title
-from pbm.usecases.eventchanges import EntryChange, EventBoards, EventChange, NewBoards
-from pbm.usecases.eventplay import EventState, cancel, game_of, names_of, read_event, withdraw_late
+from pbm.usecases.events import withdrawal
+from pbm.usecases.events.bracket import MIN_PLAYERS, Match, Progress, bracket, progress
+from pbm.usecases.events.event_changes import EntryChange, EventBoards, EventChange, NewBoards
+from pbm.usecases.events.new_boards import boards_mail, make_boards, seeding, title
+from pbm.usecases.events.running import (
+    EventState,
+    cancel,
+    game_of,
+    names_of,
+    read_event,
+    withdraw_late,
+)
 from pbm.usecases.text import fmt_time, wrap
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import World

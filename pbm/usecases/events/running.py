@@ -29,22 +29,22 @@ from pbm.store.events import (
     load_entries,
     load_event,
 )
-from pbm.usecases import withdrawal
 from pbm.usecases.auth import Actor
-from pbm.usecases.berger import pairings
 from pbm.usecases.boardmail import board_mails
 from pbm.usecases.changes import BoardChange, Change
-from pbm.usecases.crosstable import crosstable
 from pbm.usecases.endings import finish
-from pbm.usecases.eventboards import boards_mail, make_boards, seeding, title
-from pbm.usecases.eventchanges import (
+from pbm.usecases.events import withdrawal
+from pbm.usecases.events.berger import pairings
+from pbm.usecases.events.crosstable import crosstable
+from pbm.usecases.events.event_changes import (
     EntryChange,
     EventBoards,
     EventChange,
     NewBoards,
     event_key,
 )
-from pbm.usecases.standings import Game, Line, standings
+from pbm.usecases.events.new_boards import boards_mail, make_boards, seeding, title
+from pbm.usecases.events.standings import Game, Line, standings
 from pbm.usecases.text import fmt_time, wrap
 from pbm.usecases.unit import Decision
 from pbm.usecases.world import World

@@ -2,7 +2,7 @@
 
 A player who leaves an event, or is withdrawn from it, resigns his games
 still in play. If he had finished fewer than half of his games then, all of
-them are struck from the standings (``pbm.usecases.standings``): the results
+them are struck from the standings (``pbm.usecases.events.standings``): the results
 against him count for nobody. Otherwise his games stand, the resigned ones
 as losses. Two losses on time in one event withdraw a player under the same
 rule, and a withdrawn player may join no new event for ``BAR``.

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pbm.usecases.standings import Game
+from pbm.usecases.events.standings import Game
 
 MIN_PLAYERS = 4
 MAX_PLAYERS = 64

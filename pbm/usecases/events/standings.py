@@ -9,7 +9,7 @@ corrected result changes the standings the next time they are asked for.
   each opponent drawn with, after the strikes), then the direct encounter
   (the points scored in the games among the players still tied); players
   still equal share their place.
-- A player whose results are struck (``pbm.usecases.withdrawal``) counts for
+- A player whose results are struck (``pbm.usecases.events.withdrawal``) counts for
   nobody: his games are left out of everyone's points and tiebreaks, and he
   is listed last, with none.
 """

@@ -1,5 +1,5 @@
 """What the timers do for events, after the boards' clocks: look at the events whose
-boards just ended (``eventplay.CheckEvent``: a withdrawal on time, the end, a start
+boards just ended (``running.CheckEvent``: a withdrawal on time, the end, a start
 date come), then at the leagues whose season has ended (``leagues.SeasonChange``)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from pbm.store.events import EventStatus, Kind, events_due, load_events
-from pbm.usecases.cupplay import CheckCup
-from pbm.usecases.eventplay import CheckEvent
-from pbm.usecases.leagues import leagues_due
+from pbm.usecases.events.cups import CheckCup
+from pbm.usecases.events.leagues import leagues_due
+from pbm.usecases.events.running import CheckEvent
 from pbm.usecases.unit import Action
 from pbm.usecases.world import World
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pbm.usecases.standings import Game, Line
+from pbm.usecases.events.standings import Game, Line
 
 NAME = 12  # a player's name, cut to this
 

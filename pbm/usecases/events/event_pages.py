@@ -12,13 +12,13 @@ from pbm.games import Result
 from pbm.model import BoardStatus, rules_of
 from pbm.refusals import Refused
 from pbm.store.events import Event, EventGame, EventStatus, Kind, event_games, load_league
-from pbm.usecases.cupplay import cup_lines
-from pbm.usecases.eventplay import EventState, game_of, names_of, read_event
-from pbm.usecases.events import EventLine, event_lines
-from pbm.usecases.leagues import LeagueLine, league_lines, league_name, variant_of
+from pbm.usecases.events.cups import cup_lines
+from pbm.usecases.events.leagues import LeagueLine, league_lines, league_name, variant_of
+from pbm.usecases.events.running import EventState, game_of, names_of, read_event
+from pbm.usecases.events.standings import Line
+from pbm.usecases.events.tournaments import EventLine, event_lines
 from pbm.usecases.queries.pages import MAX_NUMBER, NotShown
 from pbm.usecases.site import Site
-from pbm.usecases.standings import Line
 from pbm.usecases.world import World
 
 RESULTS = {Result.FIRST_SEAT_WINS: "1-0", Result.SECOND_SEAT_WINS: "0-1", Result.DRAW: "½-½"}

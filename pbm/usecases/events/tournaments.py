@@ -1,5 +1,5 @@
 """Tournaments by mail and by the admin: opened, joined, left, started, cancelled, listed
-and shown. The play itself (boards, withdrawals, the end) is ``eventplay``."""
+and shown. The play itself (boards, withdrawals, the end) is ``running``."""
 
 from __future__ import annotations
 
@@ -22,15 +22,15 @@ from pbm.store.events import (
     load_events,
     next_event_number,
 )
-from pbm.usecases import cup as cup_rules
-from pbm.usecases import withdrawal
 from pbm.usecases.auth import Actor
-from pbm.usecases.berger import MAX_PLAYERS, MIN_PLAYERS
 from pbm.usecases.changes import BoardChange, Change
-from pbm.usecases.cupplay import CUP_RULE, cup_lines, start_cup
-from pbm.usecases.eventboards import control_of, title
-from pbm.usecases.eventchanges import EntryChange, EventChange
-from pbm.usecases.eventplay import (
+from pbm.usecases.events import bracket as cup_rules
+from pbm.usecases.events import withdrawal
+from pbm.usecases.events.berger import MAX_PLAYERS, MIN_PLAYERS
+from pbm.usecases.events.cups import CUP_RULE, cup_lines, start_cup
+from pbm.usecases.events.event_changes import EntryChange, EventChange
+from pbm.usecases.events.new_boards import control_of, title
+from pbm.usecases.events.running import (
     LEAVING_RULE,
     EventState,
     cancel,
