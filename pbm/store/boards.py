@@ -224,8 +224,9 @@ def save_board(session: Session, before: Board | None, after: Board) -> None:
         if rowcount(session, stmt) != 1:
             raise Stale
     _save_moves(session, before, after)
-    _save_followers(session, before, after)
-    _save_queue(session, before, after)
+    followers, queue = (before.followers, before.queue) if before is not None else ((), ())
+    _save_rows(session, FOLLOWERS, after.number, followers, after.followers)
+    _save_rows(session, QUEUE, after.number, queue, after.queue)
     _save_standings(session, before, after)
 
 
@@ -273,28 +274,23 @@ def _save_moves(session: Session, before: Board | None, after: Board) -> None:
         )
 
 
-def _save_followers(session: Session, before: Board | None, after: Board) -> None:
-    old = set(before.followers) if before is not None else set()
-    new = set(after.followers)
-    gone = [f.id for f in old - new if f.id is not None]
+def _save_rows(
+    session: Session,
+    rows_table: sa.Table,
+    number: int,
+    before: Sequence[Follower | Queued],
+    after: Sequence[Follower | Queued],
+) -> None:
+    """A board's rows of ``rows_table`` (its followers, its tree's lines) saved as their
+    difference: the rows gone deleted by id, the new ones inserted in their order."""
+    old, new = set(before), set(after)
+    gone = [r.id for r in old - new if r.id is not None]
     if gone:
-        session.execute(sa.delete(FOLLOWERS).where(FOLLOWERS.c.id.in_(gone)))
-    added = [f for f in after.followers if f in new - old]
+        session.execute(sa.delete(rows_table).where(rows_table.c.id.in_(gone)))
+    added = [r for r in after if r in new - old]
     if added:
-        rows = [{"board": after.number, **fields_of(f, without="id")} for f in added]
-        session.execute(sa.insert(FOLLOWERS), rows)
-
-
-def _save_queue(session: Session, before: Board | None, after: Board) -> None:
-    old = set(before.queue) if before is not None else set()
-    new = set(after.queue)
-    gone = [q.id for q in old - new if q.id is not None]
-    if gone:
-        session.execute(sa.delete(QUEUE).where(QUEUE.c.id.in_(gone)))
-    added = [q for q in after.queue if q in new - old]
-    if added:
-        rows = [{"board": after.number, **fields_of(q, without="id")} for q in added]
-        session.execute(sa.insert(QUEUE), rows)
+        rows = [{"board": number, **fields_of(r, without="id")} for r in added]
+        session.execute(sa.insert(rows_table), rows)
 
 
 def _save_standings(session: Session, before: Board | None, after: Board) -> None:
