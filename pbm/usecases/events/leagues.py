@@ -24,7 +24,6 @@ from pbm.store.events import (
     Kind,
     League,
     Member,
-    entries_of,
     event_games,
     load_entries,
     load_events,
@@ -40,7 +39,13 @@ from pbm.usecases.changes import Change
 from pbm.usecases.events import withdrawal
 from pbm.usecases.events.event_changes import LeagueChange, MemberChange, league_key
 from pbm.usecases.events.new_boards import control_of
-from pbm.usecases.events.running import LEAVING_RULE, EventState, start, time_losses
+from pbm.usecases.events.running import (
+    LEAVING_RULE,
+    EventState,
+    standing_bar,
+    start,
+    time_losses,
+)
 from pbm.usecases.events.seasons import (
     DEFAULT_SIZE,
     MAX_DIVISION,
@@ -135,14 +140,6 @@ def _new_league(world: World, game: str, variant: str | None) -> League:
     )
 
 
-def _barred(world: World, userid: str) -> bool:
-    """Whether ``userid`` was withdrawn from an event less than ``withdrawal.BAR`` ago."""
-    return any(
-        e.withdrawn_at is not None and withdrawal.barred_until(e.withdrawn_at) > world.now
-        for e in entries_of(world.session, userid)
-    )
-
-
 @dataclass(frozen=True)
 class JoinLeague:
     """``league join GAME[/VARIANT] UID PW``: entered from the next season on, season after
@@ -172,7 +169,7 @@ class JoinLeague:
             return Decision((reply,), changes)
         if mine is not None:
             raise BadRequest(f"You are in the {name} already (since {mine.joined_at:%Y-%m-%d}).")
-        if _barred(world, me.userid):
+        if standing_bar(world, me.userid) is not None:
             raise BadRequest(
                 f"You were withdrawn from an event less than {withdrawal.BAR.days} days ago: "
                 "you may join the league when that time is over."
@@ -294,7 +291,7 @@ class SeasonChange:
                     dropped[uid] = (lost, len(mine))
         leaving = {u for u, m in members.items() if m.leaving} | set(dropped)
         leaving |= {p for d in finals for p in d if p not in members}
-        barred = {u for u in members if u not in leaving and _barred(world, u)}
+        barred = {u for u in members if u not in leaving and standing_bar(world, u) is not None}
         placed = {p for d in finals for p in d}
         rated = ratings_of(world.session, league.game, league.variant, members)
         fresh = sorted(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from pbm.games import Outcome, Result, Termination
 from pbm.model import Board, BoardStatus, Standing
@@ -25,6 +25,7 @@ from pbm.store.events import (
     EventGame,
     EventStatus,
     Kind,
+    entries_of,
     event_games,
     load_entries,
     load_event,
@@ -34,7 +35,7 @@ from pbm.usecases.boardmail import board_mails
 from pbm.usecases.changes import BoardChange, Change
 from pbm.usecases.endings import finish
 from pbm.usecases.events import withdrawal
-from pbm.usecases.events.berger import pairings
+from pbm.usecases.events.berger import MIN_PLAYERS, pairings
 from pbm.usecases.events.crosstable import crosstable
 from pbm.usecases.events.event_changes import (
     EntryChange,
@@ -150,8 +151,10 @@ def start(
     ``first_number``; and the next free board number. ``new``: the event and its
     entries are made in the same decision (a league's division)."""
     event, now = state.event, world.now
-    if len(state.entries) < 3:
-        raise BadRequest(f"{title(event)} has {len(state.entries)} players; a round robin needs 3.")
+    if len(state.entries) < MIN_PLAYERS:
+        raise BadRequest(
+            f"{title(event)} has {len(state.entries)} players; a round robin needs {MIN_PLAYERS}."
+        )
     people = world.accounts(state.players)
     order, seeded = seeding(world, event, state.entries)
     games = [
@@ -315,6 +318,18 @@ def end_mails(world: World, state: EventState) -> list[Reply]:
     ]
 
 
+def standing_bar(world: World, userid: str) -> tuple[Entry, datetime] | None:
+    """The first of ``userid``'s withdrawals whose bar (``withdrawal.BAR``) still stands,
+    and when it ends; None when none does."""
+    for entry in entries_of(world.session, userid):
+        if entry.withdrawn_at is None:
+            continue
+        until = withdrawal.barred_until(entry.withdrawn_at)
+        if until > world.now:
+            return entry, until
+    return None
+
+
 @dataclass(frozen=True)
 class CheckEvent:
     """The timers' look at an event: start it when its date has come, withdraw a player
@@ -329,7 +344,7 @@ class CheckEvent:
         if event.status == EventStatus.OPEN:
             if event.starts_at is None or event.starts_at > now:
                 return Decision()
-            if len(state.entries) < 3:
+            if len(state.entries) < MIN_PLAYERS:
                 return cancel(
                     world,
                     state,

@@ -16,7 +16,6 @@ from pbm.store.events import (
     Event,
     EventStatus,
     Kind,
-    entries_of,
     event_games,
     load_entries,
     load_events,
@@ -36,6 +35,7 @@ from pbm.usecases.events.running import (
     cancel,
     names_of,
     read_event,
+    standing_bar,
     standings_text,
     start,
     withdraw,
@@ -203,16 +203,14 @@ def begin(
 def _not_barred(world: World, userid: str) -> None:
     """Refuse a player withdrawn from an event less than ``withdrawal.BAR`` ago."""
     world.reads.add(("entries", userid))
-    for entry in entries_of(world.session, userid):
-        if entry.withdrawn_at is None:
-            continue
-        until = withdrawal.barred_until(entry.withdrawn_at)
-        if until > world.now:
-            raise BadRequest(
-                f"You were withdrawn from tournament {entry.event} on "
-                f"{fmt_time(entry.withdrawn_at)}: you may join a new event from "
-                f"{fmt_time(until)} ({withdrawal.BAR.days} days after)."
-            )
+    bar = standing_bar(world, userid)
+    if bar is not None:
+        entry, until = bar
+        raise BadRequest(
+            f"You were withdrawn from tournament {entry.event} on "
+            f"{fmt_time(entry.withdrawn_at)}: you may join a new event from "
+            f"{fmt_time(until)} ({withdrawal.BAR.days} days after)."
+        )
 
 
 @dataclass(frozen=True)
