@@ -491,7 +491,7 @@ def test_the_loop_sends_when_woken_and_stops(db: Database) -> None:
         async with relay(handler) as port:
             stop, wake = asyncio.Event(), asyncio.Event()
             runner = smtp_runner(db, config, port, Clock(T0), wake=wake, stop=stop)
-            task = asyncio.create_task(runner.run(stop, copies=3))
+            task = asyncio.create_task(runner.run(stop, at_once=3))
             await asyncio.sleep(0)  # let it look once (no time passes)
             await asyncio.to_thread(enqueue, db, reply(1), reply(2))
             wake.set()  # what the inbox runner does after a command
@@ -556,7 +556,7 @@ def test_sends_side_by_side_each_row_once(db: Database, tmp_path: Path) -> None:
     async def go() -> None:
         stop = asyncio.Event()
         runner = OutboxRunner(db, config, MaildirTransport(box), Clock(T0), stop=stop)
-        task = asyncio.create_task(runner.run(stop, copies=8))
+        task = asyncio.create_task(runner.run(stop, at_once=8))
         while sum(1 for _ in (box / "new").glob("*")) < 12:
             await asyncio.sleep(0.01)
         stop.set()

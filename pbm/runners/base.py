@@ -61,23 +61,41 @@ class Runner(Generic[T]):
             done += 1
         return done
 
-    async def run(self, stop: asyncio.Event, copies: int = 1) -> None:
-        """Claim and handle until ``stop``; ``copies`` loops side by side (a runner whose
-        items wait on the network, the outbox's, handles several at once)."""
-        await asyncio.gather(*(self._loop(stop) for _ in range(copies)))
+    async def run(self, stop: asyncio.Event, at_once: int = 1) -> None:
+        """Claim and handle until ``stop``, with up to ``at_once`` items in hand (a runner
+        whose items wait on the network, the outbox's, handles several together).
 
-    async def _loop(self, stop: asyncio.Event) -> None:
+        One loop claims, so a wake costs one look that finds nothing, not one a copy.
+        """
+        slots = asyncio.Semaphore(at_once)
+        in_hand: set[asyncio.Task[None]] = set()
         while not stop.is_set():
             self.wake.clear()
+            await slots.acquire()
             try:
                 item = await asyncio.to_thread(self.claim)
-                if item is not None:
-                    await self.handle(item)
-                    self.trouble.cleared()
-                    continue
             except Exception as exc:
+                item = None
                 self.trouble.fault(exc)
+            if item is None:
+                slots.release()
+                await wait_any(stop, self.wake, self.pause())
+                continue
+            task = asyncio.create_task(self._handle(item, slots, stop))
+            in_hand.add(task)
+            task.add_done_callback(in_hand.discard)
+        await asyncio.gather(*in_hand)
+
+    async def _handle(self, item: T, slots: asyncio.Semaphore, stop: asyncio.Event) -> None:
+        """``handle`` one item; a fault is logged and holds its slot through a pause."""
+        try:
+            await self.handle(item)
+            self.trouble.cleared()
+        except Exception as exc:
+            self.trouble.fault(exc)
             await wait_any(stop, self.wake, self.pause())
+        finally:
+            slots.release()
 
 
 async def wait_any(stop: asyncio.Event, wake: asyncio.Event, timeout: float) -> None:

@@ -191,11 +191,11 @@ class ComputerRunner(Runner[computer.Work]):
             self.log.info("computer on board %s: %s", action.board, exc.message)
             return False
 
-    async def run(self, stop: asyncio.Event, copies: int = 1) -> None:
+    async def run(self, stop: asyncio.Event, at_once: int = 1) -> None:
         """As every runner's, and its thinking process ended when it stops. A stop does
         not wait for a think: the move not yet made is made after a restart."""
         try:
-            loop = asyncio.ensure_future(super().run(stop, copies))
+            loop = asyncio.ensure_future(super().run(stop, at_once))
             stopping = asyncio.ensure_future(stop.wait())
             await asyncio.wait((loop, stopping), return_when=asyncio.FIRST_COMPLETED)
             stopping.cancel()

@@ -110,7 +110,7 @@ class Server:
             stop=stop,
         )
         runs = [
-            sending.run(stop, copies=SENDS_AT_ONCE),
+            sending.run(stop, at_once=SENDS_AT_ONCE),
             ComputerRunner(site, wake=self.computer_wake, sent=self.outbox_wake).run(stop),
             TimerRunner(self.db, self.config, sent=self.outbox_wake).run(stop),
             PruneRunner(self.db, self.config).run(stop),
