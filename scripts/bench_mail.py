@@ -70,6 +70,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from aiosmtpd.controller import Controller
+from gauge import machine_gauge
 
 from pbm import config as config_mod
 from pbm.games.accasta import ACCASTA
@@ -466,17 +467,6 @@ def run_noop(clients: int, moves: int) -> dict[str, float]:
         "p50": pct(times, 50) * 1000,
         "p99": pct(times, 99) * 1000,
     }
-
-
-def machine_gauge() -> float:
-    """Milliseconds for a fixed pure-Python loop (ten million additions), just before a
-    run: these machines' speed drifts by as much as 1.7 times within minutes, so a figure
-    is quoted with the gauge it was measured at."""
-    started = time.process_time()
-    total = 0
-    for i in range(10_000_000):
-        total += i
-    return (time.process_time() - started) * 1000
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 Run by hand: ``.venv/bin/python scripts/bench_pictures.py``. Every position of the two
 published Accasta sample games (standard and Pari), of a short chess game with checks
 and a mate, and of two chess games of random legal moves (seeded: the same every run),
+and every tenth of a Hex and a Go game of random stones on 19 by 19,
 from both seats, in the order the games reach them; each picture is made anew (the
 cache of ``pictures.png`` is not used), as mail makes it: the game's SVG, then the PNG
 at ``pictures.SCALE`` times ``pictures.WIDTH``.
@@ -14,6 +15,8 @@ import random
 import statistics
 import time
 from pathlib import Path
+
+from gauge import machine_gauge
 
 from pbm import games
 from pbm.usecases.pictures.raster import SCALE, WIDTH, png_of_svg
@@ -79,10 +82,21 @@ def positions() -> list[tuple[str, games.GameState, str]]:
                 break
             state, last = state.play(chosen.choice(moves))
             found.append(("chess", state, last))
+    # Hex and Go: a seeded game of random stones on the largest board, every tenth position.
+    for name in ("hex", "go"):
+        state = games.get(name).new(None, {"size": "19"})
+        for ply in range(200):
+            moves = state.legal_moves()
+            if not moves:
+                break
+            state, last = state.play(chosen.choice(moves))
+            if ply % 10 == 9:
+                found.append((name, state, last))
     return found
 
 
 def main() -> None:
+    print(f"this machine's speed: {machine_gauge():.0f} ms for the reference loop (less: faster)")
     times: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
     sizes: dict[str, list[int]] = {}
