@@ -146,6 +146,16 @@ def test_little_golem_pairs_and_variations_are_read_on_the_main_line() -> None:
     assert [m.notation for m in read_sgf(text).moves] == ["c2", "d4", "e5", "f6"]
 
 
+def test_old_property_names_and_escaped_values_are_read() -> None:
+    """FF[3]'s lower-case letters are no part of a name; an escaped "]" or backslash is
+    the character itself, in a tag or a comment."""
+    text = r"(;GaMe[11]SiZe[9]PB[an\]na];B[c3]Comment[a [b\]" + "\n" + r"  c\\];W[d4])"
+    read = read_sgf(text)
+    assert read.tags["GM"] == "11" and read.tags["size"] == "9" and read.tags["PB"] == "an]na"
+    assert [m.notation for m in read.moves] == ["c3", "d4"]
+    assert read.moves[0].comment == "a [b] c\\"
+
+
 @pytest.mark.parametrize(
     ("text", "words"),
     [
@@ -155,7 +165,9 @@ def test_little_golem_pairs_and_variations_are_read_on_the_main_line() -> None:
         ("(;GM[11]SZ[13];B[c3];W[swap-sides])", "swaps sides"),
         ("(;GM[11]SZ[13];B[c3];W[xyz])", "is not a cell"),
         ("(;GM[11]SZ[13]AB[c3];W[d4])", "set-up stones"),
-        ("(;GM[11]SZ[13];B[c3", "line 1"),
+        ("(;GM[11]SZ[13];B[c3", "cannot be read: unexpected end of SGF data"),
+        ("(;GM[11]SZ[13];B;W[d4])", "cannot be read: property with no values"),
+        ("no game here", "cannot be read: no SGF data found"),
     ],
 )
 def test_what_cannot_be_read_is_refused_saying_why(text: str, words: str) -> None:

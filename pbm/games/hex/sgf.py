@@ -19,19 +19,23 @@ Written::
   rule (HexGui keeps the property and ignores it). ``DT`` is the day the
   game started; comments go into ``C`` of their move's node.
 
-Read: any SGF game of Hex from the empty board (the main line when it has
-variations), with HexGui's cells or Little Golem's Go-style pairs (``B[cb]``
-is c2), ``swap``/``swap-pieces``, and ``resign`` as a move. The tags read
-are the root's properties, with ``size`` (from ``SZ``), ``swap`` (from
-``RU``) and ``Game`` added for the replay. The format recognizes an SGF
-game tree of Hex (``GM[11]``, or no ``GM``); pbm's text record of a Hex
-game is the shell's to read (``pbm.usecases.records.replay``).
+Read with sgfmill's SGF grammar (``sgf_grammar``), as UTF-8: the first
+game tree in the text, a game of Hex from the empty board (the main line
+when it has variations), with HexGui's cells or Little Golem's Go-style
+pairs (``B[cb]`` is c2), ``swap``/``swap-pieces``, and ``resign`` as a
+move. The tags read are the root's properties, with ``size`` (from
+``SZ``), ``swap`` (from ``RU``) and ``Game`` added for the replay. The
+format recognizes an SGF game tree of Hex (``GM[11]``, or no ``GM``);
+pbm's text record of a Hex game is the shell's to read
+(``pbm.usecases.records.replay``).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+
+from sgfmill import sgf_grammar
 
 from pbm.games import RESULTS, GameRecord, ReadRecord, RecordedMove, Termination
 
@@ -108,71 +112,20 @@ def write_sgf(record: GameRecord) -> str:
     return "\n".join(lines) + "\n"
 
 
-class _Reader:
-    """SGF's grammar, as far as a game record needs it: the main line's nodes."""
+def _nodes(text: str) -> list[Node]:
+    """The main line's nodes of the first game tree, values read out of their escapes."""
+    try:
+        tree = sgf_grammar.parse_sgf_game(text.encode("utf-8", "surrogateescape"))
+    except ValueError as exc:
+        raise ValueError(f"the SGF record cannot be read: {exc}") from None
+    raw: list[dict[str, list[bytes]]] = list(sgf_grammar.main_sequence_iter(tree))
+    return [{name: [_text(v) for v in values] for name, values in node.items()} for node in raw]
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.at = 0
 
-    def fail(self, why: str) -> ValueError:
-        line = self.text.count("\n", 0, self.at) + 1
-        return ValueError(f"the SGF record cannot be read at line {line}: {why}")
-
-    def peek(self) -> str:
-        while self.at < len(self.text) and self.text[self.at].isspace():
-            self.at += 1
-        return self.text[self.at] if self.at < len(self.text) else ""
-
-    def expect(self, char: str) -> None:
-        if self.peek() != char:
-            found = repr(self.peek()) if self.peek() else "the end"
-            raise self.fail(f"{char!r} expected, {found} found")
-        self.at += 1
-
-    def game_tree(self) -> list[Node]:
-        """A tree's sequence of nodes, then its first variation's (the main line)."""
-        self.expect("(")
-        nodes = []
-        while self.peek() == ";":
-            self.at += 1
-            nodes.append(self.node())
-        main: list[Node] | None = None
-        while self.peek() == "(":
-            variation = self.game_tree()
-            main = variation if main is None else main
-        self.expect(")")
-        return nodes + (main or [])
-
-    def node(self) -> Node:
-        node: Node = {}
-        while self.peek().isalpha():
-            start = self.at
-            while self.at < len(self.text) and self.text[self.at].isalpha():
-                self.at += 1
-            # FF[3] allowed lower case letters in a name: they are not part of it.
-            name = "".join(c for c in self.text[start : self.at] if c.isupper())
-            if self.peek() != "[":
-                raise self.fail(f"the property {name} has no value")
-            while self.peek() == "[":
-                node.setdefault(name, []).append(self.value())
-        return node
-
-    def value(self) -> str:
-        self.at += 1  # the "["
-        out = []
-        while self.at < len(self.text):
-            char = self.text[self.at]
-            self.at += 1
-            if char == "\\":
-                if self.at < len(self.text) and self.text[self.at] != "\n":
-                    out.append(self.text[self.at])
-                self.at += 1
-            elif char == "]":
-                return "".join(out)
-            else:
-                out.append(char)
-        raise self.fail("a value runs to the end of the text without its ']'")
+def _text(raw: bytes) -> str:
+    """A property's value: escapes undone, line breaks kept (a comment's are collapsed)."""
+    value: bytes = sgf_grammar.text_value(raw)
+    return value.decode("utf-8", "replace")
 
 
 def _point(value: str, ply: int) -> str:
@@ -207,15 +160,8 @@ def _ending(value: str) -> tuple[str | None, str | None]:
 
 def read_sgf(text: str) -> ReadRecord:
     """The root's properties, the moves with their comments, the result and how the game
-    ended, of the first game tree in ``text``; ``ValueError`` saying where and why not."""
-    start = text.find("(")
-    if start < 0:
-        raise ValueError("no SGF game found: there is no '(' in the text")
-    reader = _Reader(text)
-    reader.at = start
-    nodes = reader.game_tree()
-    if not nodes:
-        raise ValueError("the SGF game tree has no nodes")
+    ended, of the first game tree in ``text``; ``ValueError`` saying why not."""
+    nodes = _nodes(text)
     tags = {name: values[0] for name, values in nodes[0].items()}
     game = tags.get("GM", "11").strip()
     if game != "11":
