@@ -31,7 +31,7 @@ lint: install
 	$(BIN)/ruff format --check pbm tests scripts
 	$(BIN)/mypy
 
-# The suite starts some two hundred pbm processes (servers, CLI commands): with
+# The suite starts pbm processes by the score (servers, CLI commands): with
 # PYTHONDONTWRITEBYTECODE set (as on some machines) each would compile pbm from its
 # source again, so the compiled modules are kept (__pycache__, ignored by git): the
 # end-to-end tests take a third less time.
