@@ -385,6 +385,12 @@ def names() -> tuple[str, ...]:
     return tuple(registry())
 
 
+def looks_like_any_move(word: str) -> bool:
+    """Whether ``word`` looks like a move of any game this server runs (a mail that names
+    no game yet)."""
+    return any(game.looks_like_move(word) for game in registry().values())
+
+
 def move_number(game: Game, ply: int) -> int:
     """The number players give the ``ply``-th turn of ``game`` (``Game.move_number``;
     the ply itself when the game numbers every turn)."""

@@ -126,7 +126,8 @@ def _unaddressed(reading: _Reading) -> Request | None:
             for i, line in enumerate(lines[:5])
             # A malformed command is explained as one (``no_command``), not guessed at.
             if not isinstance(reading.read(line), CommandError)
-            and (meant := commands.GRAMMAR.lenient_reply(line, _any_move)) is not None
+            and (meant := commands.GRAMMAR.lenient_reply(line, games.looks_like_any_move))
+            is not None
             and meant.args.move is not None
         ),
         None,
@@ -211,7 +212,9 @@ class _Reading:
         self._read: dict[tuple[str, bool], Parsed | CommandError | None] = {}
         self.secrets: set[str] = set()  # the passwords of the lines read
         self.game = self._game()  # of the reply address's board
-        self.looks_like_move = games.get(self.game).looks_like_move if self.game else _any_move
+        self.looks_like_move = (
+            games.get(self.game).looks_like_move if self.game else games.looks_like_any_move
+        )
         # A game whose moves may be several words (``g 7``, ``dead D4 E5``) reads them so.
         self.phrases = games.move_phrases(games.get(self.game)) if self.game else None
 
@@ -352,7 +355,3 @@ def _game_word(line: str) -> str | None:
     """The game a command line names first (``accasta move ...``), if any."""
     first = line.split(maxsplit=1)[0].lower() if line.strip() else ""
     return first if first in games.names() else None
-
-
-def _any_move(word: str) -> bool:
-    return any(games.get(name).looks_like_move(word) for name in games.names())

@@ -62,7 +62,11 @@ class DigestReply:
             if found is not None:
                 board, rest = int(found.group(1)), found.group(2).strip()
                 game = self.game_of(board)
-                looks = games.get(game).looks_like_move if game in games.names() else _any_move
+                looks = (
+                    games.get(game).looks_like_move
+                    if game in games.names()
+                    else games.looks_like_any_move
+                )
                 try:
                     said = commands.parse_reply(rest, looks, lenient=True)
                 except CommandError as exc:
@@ -151,7 +155,3 @@ class DigestReply:
             quoted=quoted,
             envelope=inbound.return_path,
         )
-
-
-def _any_move(word: str) -> bool:
-    return any(games.get(name).looks_like_move(word) for name in games.names())
