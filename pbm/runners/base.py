@@ -69,22 +69,26 @@ class Runner(Generic[T]):
         """
         slots = asyncio.Semaphore(at_once)
         in_hand: set[asyncio.Task[None]] = set()
-        while not stop.is_set():
-            self.wake.clear()
-            await slots.acquire()
-            try:
-                item = await asyncio.to_thread(self.claim)
-            except Exception as exc:
-                item = None
-                self.trouble.fault(exc)
-            if item is None:
-                slots.release()
-                await wait_any(stop, self.wake, self.pause())
-                continue
-            task = asyncio.create_task(self._handle(item, slots, stop))
-            in_hand.add(task)
-            task.add_done_callback(in_hand.discard)
-        await asyncio.gather(*in_hand)
+        try:
+            while not stop.is_set():
+                self.wake.clear()
+                await slots.acquire()
+                try:
+                    item = await asyncio.to_thread(self.claim)
+                except Exception as exc:
+                    item = None
+                    self.trouble.fault(exc)
+                if item is None:
+                    slots.release()
+                    await wait_any(stop, self.wake, self.pause())
+                    continue
+                task = asyncio.create_task(self._handle(item, slots, stop))
+                in_hand.add(task)
+                task.add_done_callback(in_hand.discard)
+            await asyncio.gather(*in_hand)
+        finally:  # cancelled (a stop that does not wait): so are the items in hand
+            for task in in_hand:
+                task.cancel()
 
     async def _handle(self, item: T, slots: asyncio.Semaphore, stop: asyncio.Event) -> None:
         """``handle`` one item; a fault is logged and holds its slot through a pause."""
