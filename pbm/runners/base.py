@@ -73,6 +73,9 @@ class Runner(Generic[T]):
             while not stop.is_set():
                 self.wake.clear()
                 await slots.acquire()
+                if stop.is_set():  # stopped while every slot was taken: claim no more
+                    slots.release()
+                    break
                 try:
                     item = await asyncio.to_thread(self.claim)
                 except Exception as exc:
