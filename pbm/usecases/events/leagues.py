@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from pbm.model import rules_of
-from pbm.refusals import BadRequest, NotAPlayer
+from pbm.refusals import BadRequest
 from pbm.replies import MailKind, Reply
 from pbm.store.events import (
     Entry,
@@ -53,6 +53,7 @@ from pbm.usecases.events.seasons import (
     first_season,
     next_season,
 )
+from pbm.usecases.moves import acting
 from pbm.usecases.site import Site
 from pbm.usecases.text import wrap
 from pbm.usecases.unit import Decision
@@ -151,9 +152,7 @@ class JoinLeague:
     board = None
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
-        if actor is None:
-            raise NotAPlayer("Give your userid and password.")
-        me = actor.account
+        me = acting(actor).account
         league = find_league(world, self.game, self.variant)
         changes: list[Change] = []
         if league is None:
@@ -198,9 +197,7 @@ class LeaveLeague:
     board = None
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
-        if actor is None:
-            raise NotAPlayer("Give your userid and password.")
-        me = actor.account
+        me = acting(actor).account
         league = find_league(world, self.game, self.variant)
         if league is None:
             raise BadRequest(f"There is no league of {rules_of(self.game).title} here yet.")

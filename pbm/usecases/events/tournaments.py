@@ -9,7 +9,7 @@ from datetime import datetime
 
 from pbm.games import BadOption, Result
 from pbm.model import BoardStatus, rules_of
-from pbm.refusals import BadRequest, NotAPlayer
+from pbm.refusals import BadRequest
 from pbm.replies import Reply
 from pbm.store.events import (
     Entry,
@@ -40,6 +40,7 @@ from pbm.usecases.events.running import (
     start,
     withdraw,
 )
+from pbm.usecases.moves import acting
 from pbm.usecases.site import Site
 from pbm.usecases.text import fmt_time, wrap
 from pbm.usecases.unit import Decision
@@ -50,12 +51,6 @@ __all__ = ["LEAVING_RULE"]
 
 def _answer(to: str, subject: str, lines: list[str]) -> Reply:
     return Reply(to=to, subject=subject, body="\n".join(lines) + "\n")
-
-
-def _player(actor: Actor | None) -> Actor:
-    if actor is None:
-        raise NotAPlayer("Give your userid and password.")
-    return actor
 
 
 @dataclass(frozen=True)
@@ -133,7 +128,7 @@ class JoinEvent:
     board = None
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
-        me = _player(actor).account
+        me = acting(actor).account
         state = read_event(world, self.event)
         event = state.event
         name = title(event)
@@ -222,7 +217,7 @@ class LeaveEvent:
     board = None
 
     def decide(self, world: World, actor: Actor | None) -> Decision:
-        me = _player(actor).account
+        me = acting(actor).account
         state = read_event(world, self.event)
         event = state.event
         name = title(event)
