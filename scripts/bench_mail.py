@@ -351,10 +351,10 @@ def run_pbm(
                     transactions.append(accepted - t0)
 
     threads = [threading.Thread(target=client, args=(i, *b)) for i, b in enumerate(boards)]
-    # CPU is counted from here on: start-up (imports, the worker's spawn) is not a move's.
+    # CPU is counted from here on: start-up (imports, the child processes' spawn) is not a move's.
     cpu = cpu_seconds(proc.pid)
-    workers = child_pids(proc.pid)
-    workers_cpu = sum(cpu_seconds(p) for p in workers)
+    children = child_pids(proc.pid)
+    children_cpu = sum(cpu_seconds(p) for p in children)
     machine = machine_cpu()
     t_start = time.perf_counter()
     own_cpu = time.process_time()
@@ -368,7 +368,7 @@ def run_pbm(
     idle = (spent[3] + spent[4]) / sum(spent) * 100 if sum(spent[:5]) else float("nan")
     watcher.stop.set()
     cpu = cpu_seconds(proc.pid) - cpu
-    workers_cpu = sum(cpu_seconds(p) for p in workers) - workers_cpu
+    children_cpu = sum(cpu_seconds(p) for p in children) - children_cpu
     proc.terminate()
     proc.wait(30)
     engine = sa.create_engine(cfg.database_url)
@@ -418,7 +418,7 @@ def run_pbm(
         "file_p50": pct(to_maildir, 50) * 1000,
         "file_p99": pct(to_maildir, 99) * 1000,
         "cpu_per_move": cpu / max(applied, 1) * 1000,
-        "workers_cpu_per_move": workers_cpu / max(applied, 1) * 1000,
+        "children_cpu_per_move": children_cpu / max(applied, 1) * 1000,
         "client_cpu_per_move": own_cpu / max(applied, 1) * 1000,
         "idle": idle,
     }
@@ -530,9 +530,9 @@ def main() -> None:
     if len(pairs) > 1:
         rates = [p["html"]["rate"] / p["text"]["rate"] * 100 - 100 for p in pairs]
         cpu = [
-            p["html"]["workers_cpu_per_move"]
+            p["html"]["children_cpu_per_move"]
             + p["html"]["cpu_per_move"]
-            - p["text"]["workers_cpu_per_move"]
+            - p["text"]["children_cpu_per_move"]
             - p["text"]["cpu_per_move"]
             for p in pairs
         ]
@@ -540,21 +540,21 @@ def main() -> None:
             f"html against text over {len(pairs)} rounds: moves/s median "
             f"{statistics.median(rates):+.1f} % "
             f"(by round: {', '.join(f'{v:+.1f}' for v in rates)}), "
-            f"CPU per move (server and workers) median {statistics.median(cpu):+.1f} ms"
+            f"CPU per move (server and its child processes) median {statistics.median(cpu):+.1f} ms"
         )
 
 
 def compare(results: dict[str, dict[str, float]], label: str) -> None:
     """One pair of runs: html against text."""
     text, html = results["text"], results["html"]
-    worker = html["workers_cpu_per_move"] - text["workers_cpu_per_move"]
+    children = html["children_cpu_per_move"] - text["children_cpu_per_move"]
     server = html["cpu_per_move"] - text["cpu_per_move"]
     print(
         f"html against text ({label}): moves/s {html['rate'] / text['rate'] * 100 - 100:+.1f} %, "
         f"p99 {html['srv_p99'] / text['srv_p99'] * 100 - 100:+.1f} %, "
         f"round trip p50 {html['rt_p50'] / text['rt_p50'] * 100 - 100:+.1f} %, "
         f"p99 {html['rt_p99'] / text['rt_p99'] * 100 - 100:+.1f} %, "
-        f"worker CPU per move {worker:+.1f} ms, "
+        f"child processes' CPU per move {children:+.1f} ms, "
         f"server CPU per move {server:+.1f} ms"
     )
 
@@ -576,7 +576,8 @@ def report(
     print(f"  reply written -> in Maildir p50 {r['file_p50']:8.1f} ms")
     print(f"  reply written -> in Maildir p99 {r['file_p99']:8.1f} ms")
     print(f"  server CPU per move             {r['cpu_per_move']:8.1f} ms   (listener, sender)")
-    print(f"  child processes' CPU per move   {r['workers_cpu_per_move']:7.1f} ms  (web, computer)")
+    children = r["children_cpu_per_move"]
+    print(f"  child processes' CPU per move   {children:8.1f} ms   (web, computer)")
     print(f"  clients' CPU per move           {r['client_cpu_per_move']:8.1f} ms")
     print(f"  the machine's CPUs idle         {r['idle']:8.1f} %")
     print(f"  SMTP transaction           p50  {r['smtp_p50']:8.1f} ms")
