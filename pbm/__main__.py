@@ -1,5 +1,5 @@
 """``python -m pbm``: the same as the ``pbm`` command."""
 
-from pbm.cli import main
+from pbm.cli import run
 
-main()
+run()

@@ -136,7 +136,7 @@ def test_init_writes_the_config_0600_even_with_a_lax_umask(tmp_path: Path) -> No
         "init",
         cwd=tmp_path,
         env={"PBM_CONFIG": str(tmp_path / "pbm.toml")},
-        python=("-c", "import os; os.umask(0); from pbm.cli import main; main()"),
+        python=("-c", "import os; os.umask(0); from pbm.cli import run; run()"),
     )
     assert res.returncode == 0, res.stderr
     assert stat.S_IMODE((tmp_path / "pbm.toml").stat().st_mode) == 0o600
@@ -194,7 +194,7 @@ def test_a_bad_config_value_is_one_line(tmp_path: Path, monkeypatch: pytest.Monk
 NO_PSYCOPG = (
     "-c",
     # What a site installed without the extra pbm[postgres] has: no psycopg to import.
-    "import sys; sys.modules['psycopg'] = None; from pbm.cli import main; main()",
+    "import sys; sys.modules['psycopg'] = None; from pbm.cli import run; run()",
 )
 
 
@@ -215,7 +215,7 @@ def test_init_makes_the_database_and_its_wal_files_private_even_with_a_lax_umask
 ) -> None:
     """The SQLite file holds received mail (passwords in it): 0600, and SQLite gives its
     -wal and -shm files the same mode."""
-    lax = ("-c", "import os; os.umask(0); from pbm.cli import main; main()")
+    lax = ("-c", "import os; os.umask(0); from pbm.cli import run; run()")
     env = {"PBM_CONFIG": str(tmp_path / "pbm.toml")}
     assert pbm("init", cwd=tmp_path, env=env, python=lax).returncode == 0
     db = tmp_path / "data" / "pbm.sqlite3"
