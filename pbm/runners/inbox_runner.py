@@ -128,5 +128,7 @@ class InboxRunner(Runner[inbox.WaitingMail]):
         self.log.error(
             "inbox %d %s; pbm inbox retry %d takes it back", mail.row_id, note, mail.row_id
         )
-        failed = inbox.Finished(mail.row_id, "failed", note[:500], mail.message_id, self.worker)
+        failed = inbox.Finished(
+            mail.row_id, MailStatus.FAILED, note[:500], mail.message_id, self.worker
+        )
         inbox.finish(session, [failed], self.site.clock())
