@@ -4,6 +4,7 @@
 test session for the embedded default, whose result is then copied) and
 ``pbm serve`` as subprocesses, and learns where it listens (a loopback port,
 or a unix socket for LMTP behind a mail server) from the server's first line.
+The admin's commands beside it (``PbmServer.pbm``) run in the test process.
 ``Sink`` is an aiosmtpd server the test starts: the relay the server delivers
 its replies to. Waiting is for events (a mail arriving), polled with a
 deadline; nothing sleeps to let time pass.
