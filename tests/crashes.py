@@ -101,9 +101,10 @@ def run_trial(
     boards: int = 10,
     seed: int = 1,
     kill_every: float = 2.0,
+    down: float = 1.5,
 ) -> Trial:
     """``moves`` moves over ``boards`` boards, one instance killed about every
-    ``kill_every`` seconds and started again 1.5 s later; what was found."""
+    ``kill_every`` seconds and started again ``down`` seconds later; what was found."""
     rng = random.Random(seed)
     maildir = root / "maildir"
     env = {
@@ -133,7 +134,7 @@ def run_trial(
                     continue
                 victim.kill()
                 trial.kills += 1
-            time.sleep(1.5)
+            time.sleep(down)  # meanwhile the mail goes to the other instance
             with lock:
                 victim.start()
 

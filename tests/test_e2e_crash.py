@@ -24,7 +24,7 @@ def test_case_04_no_move_mail_is_lost_when_an_instance_is_killed(
     tmp_path: Path, postgres_url: str
 ) -> None:
     _truncate(postgres_url)
-    trial = run_trial(tmp_path, postgres_url, moves=60, boards=6, seed=4, kill_every=1.5)
+    trial = run_trial(tmp_path, postgres_url, moves=60, boards=6, seed=4, kill_every=1.5, down=0.3)
     assert trial.kills >= 1
     assert trial.moves_applied == trial.moves_sent == 60
     assert trial.held, trial
