@@ -14,6 +14,7 @@ import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from conftest import T0, _admin_url
 from sqlmodel import Session, SQLModel, select
 
@@ -113,6 +114,16 @@ def test_migrated_schema_equals_the_models(db: Database) -> None:
 
 def test_head_revision_is_what_init_db_reaches(db: Database) -> None:
     assert engine.head_revision() == engine.current_revision(db) == HEAD
+
+
+def test_the_migrations_are_numbered_as_head_revision_reads_them() -> None:
+    """Each migration's revision is its file's number, after the one before it, so the
+    highest number is the head alembic finds."""
+    scripts = ScriptDirectory(str(engine.MIGRATIONS_PATH))
+    chain = list(reversed(list(scripts.walk_revisions())))
+    assert [Path(s.path).name[:4] for s in chain] == [s.revision for s in chain]
+    assert [s.down_revision for s in chain] == [None] + [s.revision for s in chain[:-1]]
+    assert scripts.get_current_head() == engine.head_revision() == chain[-1].revision
 
 
 def test_every_table_is_migrated(db: Database) -> None:
