@@ -70,7 +70,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from aiosmtpd.controller import Controller
-from gauge import machine_gauge
+from gauge import machine_gauge, speed_line
 
 from pbm import config as config_mod
 from pbm.games.accasta import ACCASTA
@@ -523,7 +523,7 @@ def main() -> None:
                 n = run_noop(args.clients, args.moves)
             results[mail_format] = r
             report(args, mail_format, r, n)
-            print(f"  this machine's speed: {gauge:.0f} ms for the reference loop (less: faster)")
+            print(f"  {speed_line(gauge)}")
         if len(results) == 2:
             pairs.append(results)
             compare(results, f"round {number + 1}, {' then '.join(results)}")

@@ -16,7 +16,7 @@ import statistics
 import time
 from pathlib import Path
 
-from gauge import machine_gauge
+from gauge import machine_gauge, speed_line
 
 from pbm import games
 from pbm.usecases.pictures.raster import SCALE, WIDTH, png_of_svg
@@ -96,7 +96,7 @@ def positions() -> list[tuple[str, games.GameState, str]]:
 
 
 def main() -> None:
-    print(f"this machine's speed: {machine_gauge():.0f} ms for the reference loop (less: faster)")
+    print(speed_line(machine_gauge()))
     times: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
     sizes: dict[str, list[int]] = {}

@@ -19,5 +19,10 @@ def machine_gauge() -> float:
     return (time.process_time() - started) * 1000
 
 
+def speed_line(gauge: float) -> str:
+    """The line a benchmark prints beside its figures: ``gauge`` (``machine_gauge``)."""
+    return f"this machine's speed: {gauge:.0f} ms for the reference loop (less: faster)"
+
+
 if __name__ == "__main__":
-    print(f"this machine's speed: {machine_gauge():.0f} ms for the reference loop (less: faster)")
+    print(speed_line(machine_gauge()))

@@ -391,6 +391,13 @@ def looks_like_any_move(word: str) -> bool:
     return any(game.looks_like_move(word) for game in registry().values())
 
 
+def looks_like_move_of(name: str | None) -> Callable[[str], bool]:
+    """The test of a word that may be a move: the game ``name``'s, or any game's when
+    ``name`` is none this server runs (a board not known yet)."""
+    game = registry().get(name or "")
+    return game.looks_like_move if game is not None else looks_like_any_move
+
+
 def move_number(game: Game, ply: int) -> int:
     """The number players give the ``ply``-th turn of ``game`` (``Game.move_number``;
     the ply itself when the game numbers every turn)."""

@@ -212,9 +212,7 @@ class _Reading:
         self._read: dict[tuple[str, bool], Parsed | CommandError | None] = {}
         self.secrets: set[str] = set()  # the passwords of the lines read
         self.game = self._game()  # of the reply address's board
-        self.looks_like_move = (
-            games.get(self.game).looks_like_move if self.game else games.looks_like_any_move
-        )
+        self.looks_like_move = games.looks_like_move_of(self.game)
         # A game whose moves may be several words (``g 7``, ``dead D4 E5``) reads them so.
         self.phrases = games.move_phrases(games.get(self.game)) if self.game else None
 

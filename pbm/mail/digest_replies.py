@@ -62,11 +62,7 @@ class DigestReply:
             if found is not None:
                 board, rest = int(found.group(1)), found.group(2).strip()
                 game = self.game_of(board)
-                looks = (
-                    games.get(game).looks_like_move
-                    if game in games.names()
-                    else games.looks_like_any_move
-                )
+                looks = games.looks_like_move_of(game)
                 try:
                     said = commands.parse_reply(rest, looks, lenient=True)
                 except CommandError as exc:
