@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from argon2 import PasswordHasher
-from mailserver import PbmServer, Sink
+from mailserver import PbmServer, Sink, StartServer
 from sqlalchemy.engine import make_url
 
 from pbm.config import Config, DatabaseConfig, MailConfig
@@ -243,13 +243,28 @@ def sink() -> Iterator[Sink]:
 
 
 @pytest.fixture
-def server(tmp_path: Path, sink: Sink) -> Iterator[PbmServer]:
+def start_server(tmp_path: Path, sink: Sink) -> Iterator[StartServer]:
+    """Starts ``pbm serve`` on a fresh embedded site (in ``tmp_path``, or ``root``),
+    replying through ``sink``, with its web site when ``web``, and ``env`` in its
+    environment (``PBM_...`` settings); every server started is stopped at the end."""
+    started: list[PbmServer] = []
+
+    def start(root: Path | None = None, *, web: bool = False, **env: str) -> PbmServer:
+        srv = PbmServer(root or tmp_path, sink_port=sink.port, web=web, extra_env=env)
+        started.append(srv)
+        srv.start()
+        return srv
+
+    yield start
+    for srv in started:
+        if srv.proc is not None:
+            srv.stop()
+
+
+@pytest.fixture
+def server(start_server: StartServer) -> PbmServer:
     """A running ``pbm serve`` on a fresh embedded site in ``tmp_path``."""
-    srv = PbmServer(tmp_path, sink_port=sink.port)
-    srv.start()
-    yield srv
-    if srv.proc is not None:
-        srv.stop()
+    return start_server()
 
 
 def accepted(site: Site, challenge: Challenge, password: str = "pw") -> int:

@@ -2,8 +2,9 @@
 
 ``PbmServer`` writes a config into a temporary folder, runs ``pbm init`` (once per
 test session for the embedded default, whose result is then copied) and
-``pbm serve`` as subprocesses, and learns where it listens (a loopback port,
-or a unix socket for LMTP behind a mail server) from the server's first line.
+``pbm serve`` as processes of their own (``pbm serve`` forked from a process
+that imported pbm once), and learns where it listens (a loopback port, or a
+unix socket for LMTP behind a mail server) from the server's first line.
 The admin's commands beside it (``PbmServer.pbm``) run in the test process.
 ``Sink`` is an aiosmtpd server the test starts: the relay the server delivers
 its replies to. Waiting is for events (a mail arriving), polled with a
@@ -16,6 +17,8 @@ import atexit
 import contextlib
 import email
 import functools
+import multiprocessing
+import multiprocessing.process
 import os
 import queue
 import re
@@ -27,18 +30,20 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.policy import default as default_policy
 from email.utils import make_msgid
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from aiosmtpd.controller import Controller
 from click.testing import CliRunner
 
-from pbm import cli
+from pbm import cli, games
 
 SERVER_ADDRESS = "pbm@pbm.test"
 WAIT = 30.0  # seconds: a deadline for things that should happen at once
@@ -203,6 +208,40 @@ def _initialised_site() -> Path:
     return made
 
 
+# Each ``pbm serve`` is forked from a process that has imported pbm once (multiprocessing's
+# fork server, one per test worker), then runs as ``pbm serve`` does: a process of its own,
+# with its environment and folder. A fresh interpreter spends most of a second of CPU
+# importing pbm, and the suite starts some hundred servers. (The fork server does not take
+# the tests' folder onto its path in Python 3.11, so what it preloads is found without it.)
+_FORKS = multiprocessing.get_context("forkserver")
+_FORKS.set_forkserver_preload(["pbm.cli", "aiosmtpd.controller", "click.testing"])
+SERVE_OUT = "serve.out"  # the server's standard output: its first line says where it listens
+
+
+def serve_here(env: dict[str, str], root: str) -> None:
+    """In the forked process: ``pbm serve`` in ``root`` with ``env``, as its command line
+    runs it; standard output to ``SERVE_OUT``, the log (standard error) to serve.log."""
+    os.chdir(root)
+    os.environ.clear()
+    os.environ.update(env)
+    for fd, name, flags in ((1, SERVE_OUT, os.O_TRUNC), (2, "serve.log", os.O_APPEND)):
+        opened = os.open(name, os.O_WRONLY | os.O_CREAT | flags, 0o600)
+        os.dup2(opened, fd)
+        os.close(opened)
+    if "PYTHONPATH" in env:  # as a fresh interpreter takes it: first on the path
+        sys.path[:0] = env["PYTHONPATH"].split(os.pathsep)
+        games.registry.cache_clear()  # the games installed there too
+    sys.argv = ["pbm", "serve"]
+    cli.run()
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        return ""
+
+
 @dataclass
 class PbmServer:
     """A ``pbm serve`` process with its own config, data folder and database."""
@@ -212,11 +251,13 @@ class PbmServer:
     sink_port: int | None = None
     transport: str = "smtp"
     extra_env: dict[str, str] = field(default_factory=dict)
-    proc: subprocess.Popen[str] | None = None
+    proc: multiprocessing.process.BaseProcess | None = None
     port: int | None = None
     protocol: str = "smtp"  # or "lmtp" (smtp.protocol)
     listen: str = "127.0.0.1:0"  # smtp.listen: a loopback port, or "unix:/PATH"
     socket_path: Path | None = None  # where it listens when that is a unix socket
+    web: bool = False  # its web site too, on a loopback port of its own (``web_base``)
+    web_base: str = ""  # the web site's address once started: "http://127.0.0.1:PORT"
 
     @property
     def config_path(self) -> Path:
@@ -231,7 +272,7 @@ class PbmServer:
                 "PBM_DATABASE_URL": self.database_url,
                 "PBM_SMTP_PROTOCOL": self.protocol,
                 "PBM_SMTP_LISTEN": self.listen,
-                "PBM_WEB_LISTEN": "",  # a test that looks at the web site sets it
+                "PBM_WEB_LISTEN": self.web_base.removeprefix("http://"),
                 "PBM_OUTBOUND_TRANSPORT": self.transport,
                 "PBM_OUTBOUND_SMTP_HOST": "127.0.0.1",
                 "PBM_OUTBOUND_SMTP_PORT": str(self.sink_port or 1),
@@ -290,17 +331,14 @@ class PbmServer:
                 self.pbm("init")
             else:
                 shutil.copytree(_initialised_site(), self.root, dirs_exist_ok=True)
-        log = open(self.root / "serve.log", "a")  # noqa: SIM115 - closed with the process
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "pbm", "serve"],
-            env=self.env(),
-            stdout=subprocess.PIPE,
-            stderr=log,
-            text=True,
-            cwd=self.root,
-        )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
+        if self.web and not self.web_base:
+            self.web_base = f"http://127.0.0.1:{free_port()}"
+        out = self.root / SERVE_OUT
+        out.unlink(missing_ok=True)
+        self.proc = proc = _FORKS.Process(target=serve_here, args=(self.env(), str(self.root)))
+        proc.start()
+        until(lambda: "\n" in _read(out) or not proc.is_alive())
+        line = _read(out).partition("\n")[0]
         m = LISTENING.search(line)
         if m is None:
             self.stop()
@@ -309,20 +347,27 @@ class PbmServer:
             self.port, self.socket_path = None, Path(m["path"])
         else:
             self.port, self.socket_path = int(m["port"]), None
+        if self.web:  # a process of its own: up a moment after the mail
+            try:
+                until(lambda: status_of(self.web_base + "/") == 200)
+            except AssertionError:
+                raise AssertionError(f"the web site did not start:\n{self.log()}") from None
 
     def log(self) -> str:
         p = self.root / "serve.log"
         return p.read_text() if p.exists() else ""
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
-        assert self.proc is not None
-        self.proc.send_signal(sig)
-        try:
-            code = self.proc.wait(timeout=30)
-        finally:
-            if self.proc.stdout:
-                self.proc.stdout.close()
-        self.proc = None
+        """Signal the server and wait for it to end; its exit code (-N: killed by N)."""
+        assert self.proc is not None and self.proc.pid is not None
+        proc, self.proc = self.proc, None
+        if proc.is_alive():
+            os.kill(proc.pid, sig)
+        proc.join(timeout=30)
+        code = proc.exitcode
+        if code is None:
+            raise AssertionError(f"pbm serve did not stop in 30 s after signal {sig}")
+        proc.close()
         return code
 
     def kill(self) -> None:
@@ -390,6 +435,12 @@ LISTENING = re.compile(
 )
 
 
+class StartServer(Protocol):
+    """The ``start_server`` fixture: a started ``PbmServer``, stopped when the test ends."""
+
+    def __call__(self, root: Path | None = None, *, web: bool = False, **env: str) -> PbmServer: ...
+
+
 def children(pid: int) -> list[int]:
     """The live processes whose parent is ``pid`` (Linux /proc)."""
     found = []
@@ -412,6 +463,17 @@ def alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def status_of(url: str) -> int:
+    """The HTTP status a GET of ``url`` answers with; 0 when nothing answers."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)
+    except OSError:
+        return 0
 
 
 def reply_to(msg: EmailMessage) -> str:

@@ -12,13 +12,13 @@ nothing of pbm was changed for it (``docs/adding-a-game.md``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from mailserver import (
     PbmServer,
     Sink,
+    StartServer,
     about,
     board_number,
     body_of,
@@ -43,14 +43,10 @@ def install(into: Path) -> str:
 
 
 @pytest.fixture
-def server(tmp_path: Path, sink: Sink) -> Iterator[PbmServer]:
+def server(tmp_path: Path, start_server: StartServer) -> PbmServer:
     path = install(tmp_path / "site-packages")
-    srv = PbmServer(tmp_path / "site", sink_port=sink.port, extra_env={"PYTHONPATH": path})
     (tmp_path / "site").mkdir()
-    srv.start()
-    yield srv
-    if srv.proc is not None:
-        srv.stop()
+    return start_server(tmp_path / "site", PYTHONPATH=path)
 
 
 def play_by_reply(server: PbmServer, sink: Sink, board: int, moves: list[str]) -> str:

@@ -14,17 +14,23 @@ from __future__ import annotations
 import base64
 import contextlib
 import re
-import shutil
 import smtplib
 import sqlite3
-from collections.abc import Iterator
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
-from pathlib import Path
 
 import mailserver
 import pytest
-from mailserver import SERVER_ADDRESS, PbmServer, Sink, board_number, body_of, reply_to, sign_up
+from mailserver import (
+    SERVER_ADDRESS,
+    PbmServer,
+    Sink,
+    StartServer,
+    board_number,
+    body_of,
+    reply_to,
+    sign_up,
+)
 
 import pbm.games
 
@@ -38,29 +44,6 @@ DAVE = "dave@example.com"
 FIRST = "a1:C-d1"  # a legal first move for White
 SECOND = "e3:S+e4"  # a legal answer for Black
 THIRD = "a1:H+b2"  # and White's next move
-
-
-@pytest.fixture(scope="module")
-def initialized(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder after ``pbm init`` (config and migrated database), copied for each server."""
-    root = tmp_path_factory.mktemp("initialized")
-    PbmServer(root).pbm("init")
-    return root
-
-
-def new_server(root: Path, initialized: Path, sink: Sink, **env: str) -> PbmServer:
-    shutil.copytree(initialized, root, dirs_exist_ok=True)
-    srv = PbmServer(root, sink_port=sink.port, extra_env=env)
-    srv.start()
-    return srv
-
-
-@pytest.fixture
-def server(tmp_path: Path, initialized: Path, sink: Sink) -> Iterator[PbmServer]:
-    srv = new_server(tmp_path, initialized, sink)
-    yield srv
-    if srv.proc is not None:
-        srv.stop()
 
 
 # -- helpers
@@ -638,36 +621,33 @@ def test_never_answered(server: PbmServer, sink: Sink) -> None:
     assert len(listing) == 2 and DAVE in listing[1]
 
 
-def test_error_replies_are_limited(tmp_path: Path, initialized: Path, sink: Sink) -> None:
+def test_error_replies_are_limited(start_server: StartServer, sink: Sink) -> None:
     # alice is a player: her allowance is the players' (strangers' would be the same here).
     limits = {
         "PBM_LIMITS_ERROR_REPLIES_PER_HOUR": "2",
         "PBM_LIMITS_PLAYER_ERROR_REPLIES_PER_HOUR": "2",
     }
-    srv = new_server(tmp_path, initialized, sink, **limits)
-    try:
-        signup(srv, sink, "alice", ALICE, "pw-a")
-        for n in range(4):
-            srv.send(ALICE, f"accasta show {90 + n}")
-        sink.wait_for(ALICE, "Board 90 - error")
-        sink.wait_for(ALICE, "Board 91 - error")
-        # Good commands are still answered; the limit is on error replies.
-        srv.send(ALICE, "help")
-        sink.wait_for(ALICE, "pbm - help")
-        to_alice = [s for to, s in outbox(srv) if to == ALICE]
-        assert to_alice == [
-            "pbm - confirm your account alice",
-            "Welcome to pbm, alice",
-            "Accasta Board 90 - error",
-            "Accasta Board 91 - error",
-            "pbm - help",
-        ]
-        assert sink.drain() == []
-        # Another sender has an allowance of its own.
-        srv.send(BOB, "accasta show 99")
-        assert "There is no board 99." in error_text(sink, BOB)
-    finally:
-        srv.stop()
+    srv = start_server(**limits)
+    signup(srv, sink, "alice", ALICE, "pw-a")
+    for n in range(4):
+        srv.send(ALICE, f"accasta show {90 + n}")
+    sink.wait_for(ALICE, "Board 90 - error")
+    sink.wait_for(ALICE, "Board 91 - error")
+    # Good commands are still answered; the limit is on error replies.
+    srv.send(ALICE, "help")
+    sink.wait_for(ALICE, "pbm - help")
+    to_alice = [s for to, s in outbox(srv) if to == ALICE]
+    assert to_alice == [
+        "pbm - confirm your account alice",
+        "Welcome to pbm, alice",
+        "Accasta Board 90 - error",
+        "Accasta Board 91 - error",
+        "pbm - help",
+    ]
+    assert sink.drain() == []
+    # Another sender has an allowance of its own.
+    srv.send(BOB, "accasta show 99")
+    assert "There is no board 99." in error_text(sink, BOB)
 
 
 # -- 4. every verb over mail

@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -27,13 +26,13 @@ import pytest
 from mailserver import (
     PbmServer,
     Sink,
+    StartServer,
     about,
     body_of,
     challenge_accepted,
-    free_port,
     reply_to,
     sign_up,
-    until,
+    status_of,
 )
 
 from pbm.games.go.sgf import read_sgf
@@ -92,28 +91,10 @@ class Table:
 
 
 @pytest.fixture
-def site(tmp_path: Path, sink: Sink) -> Iterator[tuple[PbmServer, str]]:
+def site(tmp_path: Path, start_server: StartServer) -> tuple[PbmServer, str]:
     """``pbm serve`` with its web site on a port of its own, and the site's address."""
-    port = free_port()
-    server = PbmServer(
-        tmp_path / "site", sink_port=sink.port, extra_env={"PBM_WEB_LISTEN": f"127.0.0.1:{port}"}
-    )
-    server.start()
-    base = f"http://127.0.0.1:{port}"
-    until(lambda: status_of(base + "/") == 200)
-    yield server, base
-    if server.proc is not None:
-        server.stop()
-
-
-def status_of(url: str) -> int:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as answer:
-            return int(answer.status)
-    except urllib.error.HTTPError as error:
-        return int(error.code)
-    except OSError:
-        return 0
+    server = start_server(tmp_path / "site", web=True)
+    return server, server.web_base
 
 
 def page(url: str) -> str:

@@ -18,13 +18,11 @@ import re
 import shutil
 import socket
 import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import chess.pgn
 import pytest
-from mailserver import PbmServer, Sink, free_port, until
+from mailserver import PbmServer, Sink, StartServer, until
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
@@ -46,26 +44,10 @@ FOOLS_MATE = (("f3", "alice"), ("e5", "bob"), ("g4", "alice"), ("Qh4", "bob"))
 
 
 @pytest.fixture
-def web_server(tmp_path: Path, sink: Sink) -> Iterator[tuple[PbmServer, str]]:
+def web_server(start_server: StartServer) -> tuple[PbmServer, str]:
     """``pbm serve`` with its web site on a port of its own, and the site's address."""
-    port = free_port()
-    srv = PbmServer(
-        tmp_path, sink_port=sink.port, extra_env={"PBM_WEB_LISTEN": f"127.0.0.1:{port}"}
-    )
-    srv.start()
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:  # the web site is a process of its own: up a moment after the mail
-        try:
-            urllib.request.urlopen(base + "/", timeout=2).read()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the web site did not start:\n{srv.log()}") from None
-            time.sleep(0.1)
-    yield srv, base
-    if srv.proc is not None:
-        srv.stop()
+    srv = start_server(web=True)
+    return srv, srv.web_base
 
 
 def games_played(srv: PbmServer) -> tuple[int, int, int, int]:

@@ -10,12 +10,9 @@ import http.client
 import select
 import socket
 import time
-import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from mailserver import WAIT, PbmServer, Sink, free_port
+from mailserver import WAIT, PbmServer, Sink, StartServer
 
 SLOW = 300  # connections of the slowloris, all from 127.0.0.1
 CAP = 100  # web.connections_per_address in this test
@@ -24,30 +21,13 @@ VISITOR = "127.0.0.2"
 
 
 @pytest.fixture
-def site(tmp_path: Path, sink: Sink) -> Iterator[tuple[PbmServer, int]]:
-    port = free_port()
-    srv = PbmServer(
-        tmp_path,
-        sink_port=sink.port,
-        extra_env={
-            "PBM_WEB_LISTEN": f"127.0.0.1:{port}",
-            "PBM_WEB_HEADER_TIMEOUT_SECONDS": str(HEADER_SECONDS),
-            "PBM_WEB_CONNECTIONS_PER_ADDRESS": str(CAP),
-        },
+def site(start_server: StartServer) -> tuple[PbmServer, int]:
+    srv = start_server(
+        web=True,
+        PBM_WEB_HEADER_TIMEOUT_SECONDS=str(HEADER_SECONDS),
+        PBM_WEB_CONNECTIONS_PER_ADDRESS=str(CAP),
     )
-    srv.start()
-    deadline = time.monotonic() + WAIT
-    while True:  # the web site is a process of its own: up a moment after the mail
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the web site did not start:\n{srv.log()}") from None
-            time.sleep(0.1)
-    yield srv, port
-    if srv.proc is not None:
-        srv.stop()
+    return srv, int(srv.web_base.rpartition(":")[2])
 
 
 def visit(port: int, source: str) -> tuple[int, float]:

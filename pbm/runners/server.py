@@ -176,3 +176,6 @@ async def _serve(config: Config, web_socket: socket.socket | None) -> None:
         server.stop()
         if web is not None:
             await web
+        # Closed as the server stops, not left to the interpreter's end: the last SQLite
+        # connection to close folds the write-ahead log into the file and removes it.
+        server.db.close()
