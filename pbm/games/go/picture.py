@@ -112,8 +112,12 @@ def _wood() -> list[str]:
 def svg(state: GoPosition, alt: str = "") -> str:
     """The position as one SVG document, ``WIDTH`` pixels square."""
     size = state.size
-    step = WIDTH / (size - 1 + 2 * _MARGIN)
-    first, last = step * _MARGIN, WIDTH - step * _MARGIN
+    # Lines on half units, which are whole pixels in the mail's picture (drawn twice this
+    # size): every line and stone then comes out the same, pixel for pixel, which makes
+    # the PNG a third smaller and quicker to write than lines that fall between pixels.
+    step = int(2 * WIDTH / (size - 1 + 2 * _MARGIN)) / 2
+    first = round(WIDTH - step * (size - 1)) / 2
+    last = first + step * (size - 1)
 
     def at(p: int) -> tuple[float, float]:
         row, col = divmod(p, size)
