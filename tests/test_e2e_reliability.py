@@ -18,6 +18,7 @@ from mailserver import (
     SERVER_ADDRESS,
     PbmServer,
     Sink,
+    StartServer,
     about,
     board_number,
     challenge_accepted,
@@ -79,42 +80,38 @@ def test_same_mail_twice_moves_once(server: PbmServer, sink: Sink) -> None:
     assert leftovers == []
 
 
-def test_size_limit_552_and_stranger_550(tmp_path: Path, sink: Sink) -> None:
-    srv = PbmServer(tmp_path, sink_port=sink.port, extra_env={"PBM_SMTP_MAX_MESSAGE_BYTES": "5000"})
-    srv.start()
-    try:
-        with srv.smtp() as s:
-            code, _ = s.ehlo()
-            assert code == 250
-            assert s.has_extn("8bitmime") and s.has_extn("smtputf8") and s.has_extn("size")
-            # RFC 5321 §3.6.2: we relay nothing; only our own addresses are accepted.
-            code, msg = s.docmd("MAIL FROM:<x@example.org>")
-            assert code == 250
-            code, msg = s.docmd("RCPT TO:<someone@elsewhere.example>")
-            assert code == 550, msg
-            code, msg = s.docmd("RCPT TO:<pbm+1.alice.0000000000@elsewhere.example>")
-            assert code == 550
-            s.rset()
-        big = b"Subject: big\r\n\r\n" + (b"x" * 70 + b"\r\n") * 150
-        # Declared with SIZE (RFC 1870): refused at MAIL FROM.
-        with pytest.raises(smtplib.SMTPSenderRefused) as exc, srv.smtp() as s:
-            s.sendmail("x@example.org", [SERVER_ADDRESS], big)
-        assert exc.value.smtp_code == 552
-        # Not declared: refused after DATA.
-        with srv.smtp() as s:
-            assert s.docmd("HELO client.test")[0] == 250
-            assert s.docmd("MAIL FROM:<x@example.org>")[0] == 250
-            assert s.docmd(f"RCPT TO:<{SERVER_ADDRESS}>")[0] == 250
-            assert s.docmd("DATA")[0] == 354
-            s.send(big + b".\r\n")
-            code, _ = s.getreply()
-            assert code == 552
-        with pytest.raises(smtplib.SMTPRecipientsRefused) as refused:
-            srv.send("x@example.org", "help", to="postmaster@pbm.test")
-        assert refused.value.recipients["postmaster@pbm.test"][0] == 550
-        assert query(sqlite_url(srv), "select count(*) from inbox") == [(0,)]
-    finally:
-        srv.stop()
+def test_size_limit_552_and_stranger_550(start_server: StartServer) -> None:
+    srv = start_server(PBM_SMTP_MAX_MESSAGE_BYTES="5000")
+    with srv.smtp() as s:
+        code, _ = s.ehlo()
+        assert code == 250
+        assert s.has_extn("8bitmime") and s.has_extn("smtputf8") and s.has_extn("size")
+        # RFC 5321 §3.6.2: we relay nothing; only our own addresses are accepted.
+        code, msg = s.docmd("MAIL FROM:<x@example.org>")
+        assert code == 250
+        code, msg = s.docmd("RCPT TO:<someone@elsewhere.example>")
+        assert code == 550, msg
+        code, msg = s.docmd("RCPT TO:<pbm+1.alice.0000000000@elsewhere.example>")
+        assert code == 550
+        s.rset()
+    big = b"Subject: big\r\n\r\n" + (b"x" * 70 + b"\r\n") * 150
+    # Declared with SIZE (RFC 1870): refused at MAIL FROM.
+    with pytest.raises(smtplib.SMTPSenderRefused) as exc, srv.smtp() as s:
+        s.sendmail("x@example.org", [SERVER_ADDRESS], big)
+    assert exc.value.smtp_code == 552
+    # Not declared: refused after DATA.
+    with srv.smtp() as s:
+        assert s.docmd("HELO client.test")[0] == 250
+        assert s.docmd("MAIL FROM:<x@example.org>")[0] == 250
+        assert s.docmd(f"RCPT TO:<{SERVER_ADDRESS}>")[0] == 250
+        assert s.docmd("DATA")[0] == 354
+        s.send(big + b".\r\n")
+        code, _ = s.getreply()
+        assert code == 552
+    with pytest.raises(smtplib.SMTPRecipientsRefused) as refused:
+        srv.send("x@example.org", "help", to="postmaster@pbm.test")
+    assert refused.value.recipients["postmaster@pbm.test"][0] == 550
+    assert query(sqlite_url(srv), "select count(*) from inbox") == [(0,)]
 
 
 def test_relay_down_replies_wait_then_all_go_out(tmp_path: Path) -> None:

@@ -15,13 +15,13 @@ import threading
 import time
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
-from pathlib import Path
 
 import pytest
 from mailserver import (
     SERVER_ADDRESS,
     PbmServer,
     Sink,
+    StartServer,
     board_number,
     body_of,
     challenge_accepted,
@@ -234,31 +234,27 @@ def test_a_player_is_answered_within_seconds_during_a_hostile_1mb_mail(
 
 
 def test_a_batch_with_unsendable_replies_delivers_every_other_exactly_once(
-    tmp_path: Path, sink: Sink
+    start_server: StartServer, sink: Sink
 ) -> None:
     refused = "gone@example.org"
     unicode_address = "jürgen@example.org"  # the relay offers no SMTPUTF8
     sink.refuse.add(refused)
     good = [f"player{i}@example.org" for i in range(6)]
-    server = PbmServer(tmp_path, sink_port=sink.port)
-    server.start()
-    try:
-        senders = [*good[:3], refused, unicode_address, *good[3:]]
-        with server.smtp() as smtp:  # one connection: they arrive as one batch
-            for sender in senders:
-                msg = EmailMessage()
-                msg["From"], msg["To"], msg["Subject"] = sender, SERVER_ADDRESS, "help"
-                msg.set_content("help\n")
-                smtp.send_message(msg, sender, [SERVER_ADDRESS])
-        settled(server)
-        got = [str(m["X-Envelope-To"]) for m in sink.drain()]
-        assert sorted(got) == sorted(good)  # each once; the bad ones never arrive
-        failed = query(server, "SELECT to_addr FROM outbox WHERE status = 'failed'")
-        assert sorted(str(a) for (a,) in failed) == sorted([refused, unicode_address])
-        sent = query(server, "SELECT attempts FROM outbox WHERE status = 'sent'")
-        assert [a for (a,) in sent] == [1] * len(good)  # none charged for the bad ones
-    finally:
-        server.stop()
+    server = start_server()
+    senders = [*good[:3], refused, unicode_address, *good[3:]]
+    with server.smtp() as smtp:  # one connection: they arrive as one batch
+        for sender in senders:
+            msg = EmailMessage()
+            msg["From"], msg["To"], msg["Subject"] = sender, SERVER_ADDRESS, "help"
+            msg.set_content("help\n")
+            smtp.send_message(msg, sender, [SERVER_ADDRESS])
+    settled(server)
+    got = [str(m["X-Envelope-To"]) for m in sink.drain()]
+    assert sorted(got) == sorted(good)  # each once; the bad ones never arrive
+    failed = query(server, "SELECT to_addr FROM outbox WHERE status = 'failed'")
+    assert sorted(str(a) for (a,) in failed) == sorted([refused, unicode_address])
+    sent = query(server, "SELECT attempts FROM outbox WHERE status = 'sent'")
+    assert [a for (a,) in sent] == [1] * len(good)  # none charged for the bad ones
 
 
 # 6. Forced games and rating farming

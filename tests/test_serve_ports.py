@@ -14,7 +14,6 @@ import signal
 import socket
 import subprocess
 import sys
-import urllib.request
 from collections.abc import Iterator
 from email.message import EmailMessage
 from email.policy import default
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from mailserver import PbmServer, _initialised_site, free_port, until
+from mailserver import PbmServer, _initialised_site, free_port, status_of, until
 
 from pbm import config as config_mod
 from pbm.cli import main
@@ -160,7 +159,7 @@ def test_make_serve_sets_the_ports_before_the_first_start(tmp_path: Path) -> Non
         text = (tmp_path / "pbm.toml").read_text()
         assert f'\nlisten = "127.0.0.1:{smtp}"\n' in text
         assert f'\nlisten = "127.0.0.1:{web}"\n' in text
-        until(lambda: _answers(f"http://127.0.0.1:{web}/"), timeout=60)
+        until(lambda: status_of(f"http://127.0.0.1:{web}/") == 200, timeout=60)
         cli = [str(venv / "bin" / "pbm"), "--config", "pbm.toml"]
         for uid in ("alice", "bob"):
             add = [*cli, "player", "add", uid, f"{uid}@example.org", "--password", "pw"]
@@ -173,14 +172,6 @@ def test_make_serve_sets_the_ports_before_the_first_start(tmp_path: Path) -> Non
     finally:
         os.killpg(make.pid, signal.SIGTERM)
         make.communicate(timeout=60)
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as got:
-            return bool(got.status == 200)
-    except OSError:
-        return False
 
 
 def _text(mail: Path) -> str:

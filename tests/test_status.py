@@ -14,7 +14,6 @@ import signal
 import subprocess
 import sys
 import threading
-import urllib.request
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,7 +23,7 @@ import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
 from conftest import T0
-from mailserver import PbmServer, Sink, free_port, until
+from mailserver import PbmServer, Sink, StartServer, free_port, status_of, until
 from test_cli_admin import Cli
 
 from pbm import version
@@ -160,26 +159,25 @@ def test_replies_unsent_too_long_and_failed_deliveries_are_problems(cli: Cli, db
 
 
 @pytest.mark.e2e
-def test_status_of_a_running_server_whose_relay_refuses(tmp_path: Path, sink: Sink) -> None:
-    server = PbmServer(tmp_path, sink_port=sink.port)
-    server.start()
-    try:
-        assert json.loads(server.pbm("status", "--json"))["ok"] is True
-        sink.fail.append("550 5.1.1 no such user")
-        server.send("nobody@example.org", "help")
+def test_status_of_a_running_server_whose_relay_refuses(
+    tmp_path: Path, sink: Sink, start_server: StartServer
+) -> None:
+    server = start_server()
+    assert json.loads(server.pbm("status", "--json"))["ok"] is True
+    sink.fail.append("550 5.1.1 no such user")
+    server.send("nobody@example.org", "help")
 
-        def failed() -> bool:
-            out = server.pbm("outbox", "list", "--status", "failed", "--json")
-            return bool(json.loads(out))
+    def failed() -> bool:
+        out = server.pbm("outbox", "list", "--status", "failed", "--json")
+        return bool(json.loads(out))
 
-        until(failed)
-        res = server.pbm("status", check=False)
-        assert "failed deliveries: 1 in the last 24 h\n" in res
-        assert res.endswith("status: PROBLEM\n")
-        code = _exit_code(server, "status")
-        assert code == 1
-    finally:
-        server.stop()
+    until(failed)
+    res = server.pbm("status", check=False)
+    assert "failed deliveries: 1 in the last 24 h\n" in res
+    assert res.endswith("status: PROBLEM\n")
+    code = _exit_code(server, "status")
+    assert code == 1
+    server.stop()
     # Stopped: the database is still there to look at, and still says so.
     assert _exit_code(server, "status") == 1
     with sa.create_engine(f"sqlite:///{tmp_path / 'data' / 'pbm.sqlite3'}").connect() as conn:
@@ -260,38 +258,23 @@ def restarted(server: PbmServer, first: int) -> list[int]:
     return seen
 
 
-def answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as got:
-            return bool(got.status == 200)
-    except OSError:
-        return False
-
-
 @pytest.mark.e2e
-def test_a_dead_web_process_stays_dead_no_more(tmp_path: Path, sink: Sink) -> None:
+def test_a_dead_web_process_stays_dead_no_more(start_server: StartServer) -> None:
     """Issue 35, case 13: after ``kill -9`` of the ``pbm web`` child it was not started
     again, nothing was logged, and ``pbm status`` said ok. Now it is started again and
     the log says so; and ``pbm status`` says when the site does not answer."""
-    port = free_port()
-    server = PbmServer(
-        tmp_path, sink_port=sink.port, extra_env={"PBM_WEB_LISTEN": f"127.0.0.1:{port}"}
+    server = start_server(web=True)
+    url = server.web_base + "/"
+    (first,) = web_children(server)
+    assert json.loads(server.pbm("status", "--json"))["ok"] is True
+    os.kill(first, signal.SIGKILL)
+    restarted(server, first)
+    until(lambda: status_of(url) == 200)
+    assert f"the web site (pid {first}) ended with signal 9 (SIGKILL); starting it again\n" in (
+        server.log()
     )
-    server.start()
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        until(lambda: answers(url))
-        (first,) = web_children(server)
-        assert json.loads(server.pbm("status", "--json"))["ok"] is True
-        os.kill(first, signal.SIGKILL)
-        restarted(server, first)
-        until(lambda: answers(url))
-        assert f"the web site (pid {first}) ended with signal 9 (SIGKILL); starting it again\n" in (
-            server.log()
-        )
-        assert json.loads(server.pbm("status", "--json"))["ok"] is True
-    finally:
-        server.stop()
+    assert json.loads(server.pbm("status", "--json"))["ok"] is True
+    server.stop()
     assert "Traceback" not in server.log()
     res = subprocess.run(
         [sys.executable, "-m", "pbm", "status"],
@@ -307,27 +290,22 @@ def test_a_dead_web_process_stays_dead_no_more(tmp_path: Path, sink: Sink) -> No
 
 
 @pytest.mark.e2e
-def test_a_web_site_that_ends_quickly_again_is_retried_not_spun(tmp_path: Path, sink: Sink) -> None:
+def test_a_web_site_that_ends_quickly_again_is_retried_not_spun(
+    sink: Sink, start_server: StartServer
+) -> None:
     """Ended again soon after it was started again, ``pbm web`` is started after a wait
     that doubles, not at once; on the same socket (``pbm serve`` holds its port: no
     other program takes it meanwhile); the mail goes on meanwhile."""
-    port = free_port()
-    server = PbmServer(
-        tmp_path, sink_port=sink.port, extra_env={"PBM_WEB_LISTEN": f"127.0.0.1:{port}"}
-    )
-    server.start()
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        until(lambda: answers(url))
-        (first,) = web_children(server)
-        os.kill(first, signal.SIGKILL)
-        (second,) = restarted(server, first)
-        os.kill(second, signal.SIGKILL)
-        until(lambda: "; starting it again in 1 s\n" in server.log())
-        server.send("carol@example.org", "help")
-        sink.wait_for("carol@example.org", "help")
-        until(lambda: answers(url))  # after the wait, on the port pbm serve kept
-    finally:
-        server.stop()
+    server = start_server(web=True)
+    url = server.web_base + "/"
+    (first,) = web_children(server)
+    os.kill(first, signal.SIGKILL)
+    (second,) = restarted(server, first)
+    os.kill(second, signal.SIGKILL)
+    until(lambda: "; starting it again in 1 s\n" in server.log())
+    server.send("carol@example.org", "help")
+    sink.wait_for("carol@example.org", "help")
+    until(lambda: status_of(url) == 200)  # after the wait, on the port pbm serve kept
+    server.stop()
     ends = [line for line in server.log().splitlines() if "ended with signal 9" in line]
     assert ends[0].endswith("; starting it again") and ends[1].endswith("again in 1 s")
